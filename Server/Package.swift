@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+// nexusd, the sync server. It shares the wire types with nexusctl through the
+// root package, so the protocol has a single definition.
+import PackageDescription
+
+let package = Package(
+    name: "nexusd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "nexusd", targets: ["nexusd"]),
+    ],
+    dependencies: [
+        .package(name: "nexus", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "NexusServer",
+            dependencies: [
+                .product(name: "NexusCore", package: "nexus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "nexusd",
+            dependencies: [
+                "NexusServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "NexusServerTests",
+            dependencies: [
+                "NexusServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

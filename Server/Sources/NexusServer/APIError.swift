@@ -1,0 +1,67 @@
+import Hummingbird
+import NexusCore
+import NIOCore
+import Foundation
+
+/// An error answer with a stable machine-readable `code` and a sentence for people.
+/// Every 4xx and 5xx nexusd sends has this JSON shape (see docs/protocol.md).
+struct APIError: HTTPResponseError {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+    var headers: HTTPFields = [:]
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = try JSONEncoder().encode(ErrorResponse(code: code, message: message))
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func badRequest(_ message: String, code: String = "bad_request") -> APIError {
+        APIError(status: .badRequest, code: code, message: message)
+    }
+
+    static let unauthorized = APIError(
+        status: .unauthorized, code: "unauthorized",
+        message: "Missing or invalid token. Log in again with `nexusctl login`.")
+
+    static func notFound(_ message: String) -> APIError {
+        APIError(status: .notFound, code: "not_found", message: message)
+    }
+
+    static let conversationNotFound = notFound("Conversation not found.")
+}
+
+/// Turns errors that are not ours (a body over the size limit, a framework error) into
+/// the same JSON error shape, so clients parse one format. Anything unexpected is a 500
+/// with a generic message; the details go to the log, not to the client.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            throw APIError(
+                status: error.status, code: Self.code(for: error.status),
+                message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+        } catch let error as any HTTPResponseError {
+            throw APIError(status: error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
+        } catch {
+            context.logger.error("request failed: \(String(reflecting: error))")
+            throw APIError(status: .internalServerError, code: "internal", message: "The server hit an internal error.")
+        }
+    }
+
+    static func code(for status: HTTPResponse.Status) -> String {
+        switch status.code {
+        case 400: return "bad_request"
+        case 401: return "unauthorized"
+        case 404: return "not_found"
+        case 405: return "method_not_allowed"
+        case 413: return "too_large"
+        default: return "http_\(status.code)"
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// How nexusd is started; nexusd's command line fills it in.
+public struct ServerConfig: Sendable {
+    public var host: String
+    public var port: Int
+    /// The SQLite file, or ":memory:".
+    public var databasePath: String
+    public var logLevel: Logger.Level
+    public var bcryptCost: UInt8
+
+    public init(host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10) {
+        self.host = host
+        self.port = port
+        self.databasePath = databasePath
+        self.logLevel = logLevel
+        self.bcryptCost = bcryptCost
+    }
+
+    /// `$XDG_DATA_HOME/nexusd/nexus.sqlite`, else `~/.local/share/nexusd/nexus.sqlite`.
+    public static func defaultDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? ".") + "/.local/share"
+        return base + "/nexusd/nexus.sqlite"
+    }
+}
+
+/// Builds nexusd: the repository, the router and the application around them.
+/// `onListening` is told the address actually bound (the port, when 0 was asked for).
+public func buildApplication(
+    _ config: ServerConfig, onListening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
+) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "nexusd")
+    logger.logLevel = config.logLevel
+    if config.databasePath != ":memory:" {
+        let folder = (config.databasePath as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+    }
+    let repository = try await SQLiteRepository.open(path: config.databasePath, logger: logger)
+    let services = AppServices(repository: repository, passwords: Passwords(cost: config.bcryptCost))
+    var app = Application(
+        router: buildRouter(services),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
+        services: [DatabaseService(repository: repository)],
+        onServerRunning: { channel in
+            onListening(config.host, channel.localAddress?.port ?? config.port)
+        },
+        logger: logger)
+    app.beforeServerStarts { try await repository.migrate() }
+    return app
+}
+
+func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: ErrorMiddleware())
+    router.get("healthz") { _, _ in try jsonResponse(["status": "ok"]) }
+    let v1 = router.group("v1")
+    AuthController(services: services).addRoutes(to: v1)
+    UsersController(services: services).addRoutes(to: v1)
+    ConversationsController(services: services).addRoutes(to: v1)
+    MessagesController(services: services).addRoutes(to: v1)
+    SyncController(services: services).addRoutes(to: v1)
+    return router
+}
+
+/// Closes the database after the server has stopped taking requests.
+struct DatabaseService: Service {
+    let repository: any Repository
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await repository.close()
+    }
+}

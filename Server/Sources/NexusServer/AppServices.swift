@@ -1,0 +1,45 @@
+import Hummingbird
+import NexusCore
+import Synchronization
+
+/// What the controllers share: the repository and the in-memory helpers around it.
+struct AppServices: Sendable {
+    let repository: any Repository
+    let notifier = FeedNotifier()
+    let sessions = SessionCache()
+    let membership = MembershipCache()
+    let passwords: Passwords
+
+    /// The caller's user and token hash, from `Authorization: Bearer …`; 401 otherwise.
+    func authenticate(_ request: Request) async throws -> (user: User, tokenHash: String) {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw APIError.unauthorized
+        }
+        let hash = Tokens.hash(String(header.dropFirst(7)))
+        if let user = sessions.user(forHash: hash) { return (user, hash) }
+        guard let user = try await repository.user(tokenHash: hash) else { throw APIError.unauthorized }
+        sessions.remember(user, forHash: hash)
+        return (user, hash)
+    }
+
+    /// The members of a conversation the caller belongs to; 404 when the caller is not
+    /// a member or the conversation does not exist, so non-members learn nothing.
+    func members(of conversationId: Int64, viewer: Int64) async throws -> [Int64] {
+        let members = try await membership.members(of: conversationId, repository: repository)
+        guard members.contains(viewer) else { throw APIError.conversationNotFound }
+        return members
+    }
+}
+
+/// Conversation members by conversation. Membership only changes through this process
+/// (direct conversations never change), so entries are filled on first use and kept.
+final class MembershipCache: Sendable {
+    private let entries = Mutex<[Int64: [Int64]]>([:])
+
+    func members(of conversationId: Int64, repository: any Repository) async throws -> [Int64] {
+        if let cached = entries.withLock({ $0[conversationId] }) { return cached }
+        let members = try await repository.memberIds(conversationId: conversationId)
+        if !members.isEmpty { entries.withLock { $0[conversationId] = members } }
+        return members
+    }
+}

@@ -1,0 +1,51 @@
+import Crypto
+import NexusCore
+import Synchronization
+
+/// Bearer tokens: 256 random bits, shown to the client once. The database keeps only
+/// their SHA-256, so a copy of it lets no one in.
+enum Tokens {
+    static func generate() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        return "nx_" + hex(bytes)
+    }
+
+    static func hash(_ token: String) -> String {
+        hex(Array(SHA256.hash(data: Array(token.utf8))))
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Who a token belongs to, remembered so that a request does not cost a database read.
+/// Logout evicts the entry at once. A single SQLite process is the only writer of
+/// sessions, so the cache cannot go stale behind its back.
+final class SessionCache: Sendable {
+    private let entries = Mutex<[String: User]>([:])
+    private let capacity = 100_000
+
+    func user(forHash hash: String) -> User? {
+        entries.withLock { $0[hash] }
+    }
+
+    func remember(_ user: User, forHash hash: String) {
+        entries.withLock {
+            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
+            $0[hash] = user
+        }
+    }
+
+    func forget(hash: String) {
+        _ = entries.withLock { $0.removeValue(forKey: hash) }
+    }
+}

@@ -1,0 +1,77 @@
+import Hummingbird
+import HummingbirdBcrypt
+import NexusCore
+
+/// register, login, logout and who-am-I.
+struct AuthController {
+    let services: AppServices
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("register", use: register)
+        group.post("login", use: login)
+        group.post("logout", use: logout)
+        group.get("me", use: me)
+    }
+
+    @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(RegisterRequest.self, context: context)
+        let email = body.email.trimmingSpaces().lowercased()
+        if let problem = Limits.problem(withEmail: email) {
+            throw APIError.badRequest(problem.prefix(1).uppercased() + problem.dropFirst() + ".", code: "invalid_email")
+        }
+        try Self.checkPassword(body.password)
+        let name = (body.displayName?.trimmingSpaces()).flatMap { $0.isEmpty ? nil : $0 }
+            ?? String(email.split(separator: "@")[0])
+        guard name.utf8.count <= Limits.maxDisplayNameBytes else {
+            throw APIError.badRequest("The display name is longer than \(Limits.maxDisplayNameBytes) bytes.", code: "invalid_name")
+        }
+        let hash = try await services.passwords.hash(body.password)
+        guard let user = try await services.repository.createUser(email: email, displayName: name, passwordHash: hash) else {
+            throw APIError(status: .conflict, code: "email_taken", message: "An account with this email already exists. Log in instead.")
+        }
+        return try jsonResponse(try await startSession(for: user), status: .created)
+    }
+
+    @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(LoginRequest.self, context: context)
+        let email = body.email.trimmingSpaces().lowercased()
+        let credentials = try await services.repository.credentials(email: email)
+        // Verify against a dummy hash for unknown emails too, so timing does not reveal
+        // which emails have accounts.
+        let ok = try await services.passwords.verify(
+            body.password, hash: credentials?.passwordHash ?? Self.dummyHash)
+        guard ok, let user = credentials?.user else {
+            throw APIError(status: .unauthorized, code: "invalid_credentials", message: "Incorrect email or password.")
+        }
+        return try jsonResponse(try await startSession(for: user))
+    }
+
+    @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let (_, hash) = try await services.authenticate(request)
+        try await services.repository.deleteSession(tokenHash: hash)
+        services.sessions.forget(hash: hash)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try jsonResponse(try await services.authenticate(request).user)
+    }
+
+    private func startSession(for user: User) async throws -> AuthResponse {
+        let token = Tokens.generate()
+        try await services.repository.createSession(userId: user.id, tokenHash: Tokens.hash(token))
+        return AuthResponse(token: token, user: user)
+    }
+
+    static func checkPassword(_ password: String) throws {
+        if password.count < Limits.minPasswordLength {
+            throw APIError.badRequest("The password must be at least \(Limits.minPasswordLength) characters.", code: "weak_password")
+        }
+        if password.utf8.count > Limits.maxPasswordBytes {
+            throw APIError.badRequest("The password must be at most \(Limits.maxPasswordBytes) bytes.", code: "invalid_password")
+        }
+    }
+
+    /// A real bcrypt hash of a random string nobody knows, made once.
+    static let dummyHash = Bcrypt.hash(Tokens.generate(), cost: 10)
+}

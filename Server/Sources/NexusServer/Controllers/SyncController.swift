@@ -1,0 +1,43 @@
+import Hummingbird
+import NexusCore
+
+/// The long-poll feed: everything a user should see, after a cursor.
+struct SyncController {
+    let services: AppServices
+    static let pageLimit = 500
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.get("sync", use: sync)
+    }
+
+    @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await services.authenticate(request).user
+        let conversationId = try request.queryInt("conversation")
+        if let conversationId { _ = try await services.members(of: conversationId, viewer: me.id) }
+        let repository = services.repository
+
+        if let last = try request.queryInt("last") {
+            guard (0...Int64(Limits.maxPageSize)).contains(last) else {
+                throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
+            }
+            let (events, head) = try await repository.lastMessageEvents(viewer: me.id, conversationId: conversationId, count: Int(last))
+            return try jsonResponse(SyncResponse(events: events, cursor: head))
+        }
+
+        let after = try request.queryInt("after") ?? 0
+        let wait = try request.queryInt("wait") ?? 0
+        guard (0...Int64(Limits.maxSyncWaitSeconds)).contains(wait) else {
+            throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
+        }
+        let deadline = ContinuousClock.now + .seconds(wait)
+        while true {
+            let seen = services.notifier.version(of: me.id)
+            let events = try await repository.events(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
+            let remaining = deadline - ContinuousClock.now
+            if !events.isEmpty || remaining <= .zero {
+                return try jsonResponse(SyncResponse(events: events, cursor: events.last?.id ?? after))
+            }
+            await services.notifier.wait(user: me.id, seen: seen, timeout: remaining)
+        }
+    }
+}

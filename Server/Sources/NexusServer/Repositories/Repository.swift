@@ -1,0 +1,57 @@
+import NexusCore
+
+/// A message to store, as the send endpoint hands it to the repository.
+struct NewMessage: Sendable {
+    var conversationId: Int64
+    var senderId: Int64
+    var localId: String
+    var text: String
+}
+
+enum SendOutcome: Sendable {
+    case created(Message)
+    /// The sender had used this localId before: the original message.
+    case duplicate(Message)
+}
+
+struct Credentials: Sendable {
+    var user: User
+    var passwordHash: String
+}
+
+/// Everything nexusd stores, behind one protocol so each database backend is one
+/// implementation of it. Conversation reads take the viewer and answer nil for a
+/// non-member, so no controller can forget the membership check.
+protocol Repository: Sendable {
+    func migrate() async throws
+    func close() async throws
+
+    /// nil when the email is taken.
+    func createUser(email: String, displayName: String, passwordHash: String) async throws -> User?
+    func credentials(email: String) async throws -> Credentials?
+    func users(excluding viewer: Int64, search: String?) async throws -> [User]
+    func user(email: String) async throws -> User?
+
+    func createSession(userId: Int64, tokenHash: String) async throws
+    func user(tokenHash: String) async throws -> User?
+    func deleteSession(tokenHash: String) async throws
+
+    /// The direct conversation of the two users, created if it does not exist yet.
+    /// Two racing calls for the same pair get the same conversation.
+    func openDirect(_ a: Int64, _ b: Int64) async throws -> (id: Int64, created: Bool)
+    func conversation(id: Int64, viewer: Int64) async throws -> Conversation?
+    func conversations(viewer: Int64) async throws -> [Conversation]
+    func memberIds(conversationId: Int64) async throws -> [Int64]
+
+    /// Stores the message durably (the commit is on disk when this returns), giving it
+    /// the conversation's next seq. Idempotent per (sender, localId).
+    func send(_ message: NewMessage) async throws -> SendOutcome
+    /// Up to `limit` messages with seq below `before` (or the newest), oldest first.
+    func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage
+
+    /// The viewer's feed after `after`, oldest first.
+    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent]
+    /// The newest `count` message events of the viewer's feed and the feed's head cursor,
+    /// read so that nothing falls between them.
+    func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64)
+}

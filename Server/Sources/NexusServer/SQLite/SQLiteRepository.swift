@@ -1,0 +1,349 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NexusCore
+import SQLiteNIO
+import Synchronization
+
+/// The embedded default backend: one SQLite file in WAL mode, one writer connection
+/// with group commit, and a few reader connections that WAL lets run beside it.
+final class SQLiteRepository: Repository {
+    private let writer: SQLiteWriter
+    private let readers: [SQLiteConnection]
+    private let nextReader = Atomic<Int>(0)
+    private let logger: Logger
+
+    static func open(path: String, readers readerCount: Int = 2, logger: Logger) async throws -> SQLiteRepository {
+        let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
+        let writeConnection = try await SQLiteConnection.open(storage: storage, logger: logger)
+        _ = try await writeConnection.query("PRAGMA journal_mode=WAL")
+        _ = try await writeConnection.query("PRAGMA synchronous=FULL")
+        _ = try await writeConnection.query("PRAGMA foreign_keys=ON")
+        var readers: [SQLiteConnection] = []
+        if path == ":memory:" {
+            // An in-memory database is private to its connection.
+            readers = [writeConnection]
+        } else {
+            for _ in 0..<readerCount {
+                let reader = try await SQLiteConnection.open(storage: storage, logger: logger)
+                _ = try await reader.query("PRAGMA query_only=ON")
+                readers.append(reader)
+            }
+        }
+        return SQLiteRepository(writer: SQLiteWriter(connection: writeConnection), readers: readers, logger: logger)
+    }
+
+    private init(writer: SQLiteWriter, readers: [SQLiteConnection], logger: Logger) {
+        self.writer = writer
+        self.readers = readers
+        self.logger = logger
+    }
+
+    private var reader: SQLiteConnection {
+        readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+    }
+
+    private func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+        try await reader.query(sql, binds)
+    }
+
+    func close() async throws {
+        try await writer.close()
+        for r in readers { try? await r.close() }
+    }
+
+    func migrate() async throws {
+        let migrations = SQLiteSchema.migrations
+        let applied = try await writer.perform { db in
+            _ = try await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
+            let rows = try await db.query("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations")
+            let current = rows.first?.column("v")?.integer ?? 0
+            var applied = 0
+            for (index, statements) in migrations.enumerated() where index + 1 > current {
+                for sql in statements { _ = try await db.query(sql) }
+                _ = try await db.query(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    [.integer(index + 1), .integer(Int(Timestamp.now().milliseconds))])
+                applied += 1
+            }
+            return applied
+        }
+        if applied > 0 { logger.info("applied \(applied) schema migration(s)") }
+    }
+
+    // MARK: Users and sessions
+
+    func createUser(email: String, displayName: String, passwordHash: String) async throws -> User? {
+        let now = Int(Timestamp.now().milliseconds)
+        let rows = try await writer.perform { db in
+            try await db.query(
+                """
+                INSERT INTO users (email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name
+                """, [.text(email), .text(displayName), .text(passwordHash), .integer(now)])
+        }
+        return rows.first.map(Self.user)
+    }
+
+    func credentials(email: String) async throws -> Credentials? {
+        let rows = try await read("SELECT id, email, display_name, password_hash FROM users WHERE email = ?", [.text(email)])
+        return rows.first.map { Credentials(user: Self.user($0), passwordHash: $0.column("password_hash")?.string ?? "") }
+    }
+
+    func user(email: String) async throws -> User? {
+        try await read("SELECT id, email, display_name FROM users WHERE email = ?", [.text(email)]).first.map(Self.user)
+    }
+
+    func users(excluding viewer: Int64, search: String?) async throws -> [User] {
+        var sql = "SELECT id, email, display_name FROM users WHERE id != ?"
+        var binds: [SQLiteData] = [.integer(Int(viewer))]
+        if let search, !search.isEmpty {
+            sql += " AND (display_name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')"
+            let pattern = "%" + Self.escapeLike(search) + "%"
+            binds += [.text(pattern), .text(pattern)]
+        }
+        sql += " ORDER BY display_name COLLATE NOCASE, id LIMIT 1000"
+        return try await read(sql, binds).map(Self.user)
+    }
+
+    func createSession(userId: Int64, tokenHash: String) async throws {
+        let now = Int(Timestamp.now().milliseconds)
+        _ = try await writer.perform { db in
+            try await db.query(
+                "INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                [.text(tokenHash), .integer(Int(userId)), .integer(now)])
+        }
+    }
+
+    func user(tokenHash: String) async throws -> User? {
+        try await read(
+            "SELECT u.id, u.email, u.display_name FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?",
+            [.text(tokenHash)]
+        ).first.map(Self.user)
+    }
+
+    func deleteSession(tokenHash: String) async throws {
+        _ = try await writer.perform { db in
+            try await db.query("DELETE FROM sessions WHERE token_hash = ?", [.text(tokenHash)])
+        }
+    }
+
+    // MARK: Conversations
+
+    func openDirect(_ a: Int64, _ b: Int64) async throws -> (id: Int64, created: Bool) {
+        let key = "\(min(a, b)):\(max(a, b))"
+        let now = Int(Timestamp.now().milliseconds)
+        return try await writer.perform { db in
+            let inserted = try await db.query(
+                """
+                INSERT INTO conversations (kind, direct_key, created_at, updated_at) VALUES ('direct', ?, ?, ?)
+                ON CONFLICT (direct_key) DO NOTHING RETURNING id
+                """, [.text(key), .integer(now), .integer(now)])
+            if let id = inserted.first?.column("id")?.integer {
+                for member in Set([a, b]) {
+                    _ = try await db.query(
+                        "INSERT INTO members (conversation_id, user_id, joined_at) VALUES (?, ?, ?)",
+                        [.integer(id), .integer(Int(member)), .integer(now)])
+                }
+                _ = try await db.query(
+                    "INSERT INTO events (conversation_id, type, ref_id) VALUES (?, 'conversation', ?)",
+                    [.integer(id), .integer(id)])
+                return (Int64(id), true)
+            }
+            let existing = try await db.query("SELECT id FROM conversations WHERE direct_key = ?", [.text(key)])
+            guard let id = existing.first?.column("id")?.integer else { throw SQLiteRepositoryError.inconsistent("direct \(key)") }
+            return (Int64(id), false)
+        }
+    }
+
+    private static let conversationColumns = """
+        c.id, c.kind, c.name, c.last_seq, c.created_at, c.updated_at,
+        m.id AS m_id, m.conversation_id AS m_conversation_id, m.seq AS m_seq, m.sender_id AS m_sender_id,
+        m.local_id AS m_local_id, m.text AS m_text, m.sent_at AS m_sent_at
+        """
+
+    func conversation(id: Int64, viewer: Int64) async throws -> Conversation? {
+        let rows = try await read(
+            """
+            SELECT \(Self.conversationColumns) FROM conversations c
+            JOIN members me ON me.conversation_id = c.id AND me.user_id = ?
+            LEFT JOIN messages m ON m.id = c.last_message_id
+            WHERE c.id = ?
+            """, [.integer(Int(viewer)), .integer(Int(id))])
+        return try await hydrate(rows).first
+    }
+
+    func conversations(viewer: Int64) async throws -> [Conversation] {
+        let rows = try await read(
+            """
+            SELECT \(Self.conversationColumns) FROM members me
+            JOIN conversations c ON c.id = me.conversation_id
+            LEFT JOIN messages m ON m.id = c.last_message_id
+            WHERE me.user_id = ?
+            ORDER BY c.updated_at DESC, c.id DESC
+            """, [.integer(Int(viewer))])
+        return try await hydrate(rows)
+    }
+
+    /// Builds conversations from rows of `conversationColumns`, with their members.
+    private func hydrate(_ rows: [SQLiteRow]) async throws -> [Conversation] {
+        guard !rows.isEmpty else { return [] }
+        let ids = rows.compactMap { $0.column("id")?.integer }
+        var members: [Int64: [User]] = [:]
+        // Chunked to stay under SQLite's limit on bound parameters.
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let memberRows = try await read(
+                """
+                SELECT mb.conversation_id, u.id, u.email, u.display_name FROM members mb JOIN users u ON u.id = mb.user_id
+                WHERE mb.conversation_id IN (\(placeholders)) ORDER BY mb.conversation_id, u.id
+                """, chunk.map { .integer($0) })
+            for row in memberRows {
+                members[Int64(row.column("conversation_id")?.integer ?? 0), default: []].append(Self.user(row))
+            }
+        }
+        return rows.map { row in
+            let id = Int64(row.column("id")?.integer ?? 0)
+            return Conversation(
+                id: id,
+                kind: ConversationKind(rawValue: row.column("kind")?.string ?? "") ?? .direct,
+                name: row.column("name")?.string,
+                members: members[id] ?? [],
+                lastSeq: Int64(row.column("last_seq")?.integer ?? 0),
+                lastMessage: row.column("m_id")?.integer == nil ? nil : Self.message(row, prefix: "m_"),
+                createdAt: Timestamp(milliseconds: Int64(row.column("created_at")?.integer ?? 0)),
+                updatedAt: Timestamp(milliseconds: Int64(row.column("updated_at")?.integer ?? 0)))
+        }
+    }
+
+    func memberIds(conversationId: Int64) async throws -> [Int64] {
+        try await read("SELECT user_id FROM members WHERE conversation_id = ?", [.integer(Int(conversationId))])
+            .compactMap { $0.column("user_id")?.integer.map(Int64.init) }
+    }
+
+    // MARK: Messages
+
+    func send(_ message: NewMessage) async throws -> SendOutcome {
+        try await writer.perform { db in
+            let now = Int(Timestamp.now().milliseconds)
+            let inserted = try await db.query(
+                """
+                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at)
+                SELECT id, last_seq + 1, ?, ?, ?, ? FROM conversations WHERE id = ?
+                ON CONFLICT (sender_id, local_id) DO NOTHING
+                RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at
+                """,
+                [.integer(Int(message.senderId)), .text(message.localId), .text(message.text), .integer(now),
+                 .integer(Int(message.conversationId))])
+            if let row = inserted.first { return .created(Self.message(row)) }
+            let existing = try await db.query(
+                "SELECT id, conversation_id, seq, sender_id, local_id, text, sent_at FROM messages WHERE sender_id = ? AND local_id = ?",
+                [.integer(Int(message.senderId)), .text(message.localId)])
+            guard let row = existing.first else { throw SQLiteRepositoryError.inconsistent("message \(message.localId)") }
+            return .duplicate(Self.message(row))
+        }
+    }
+
+    func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage {
+        let rows = try await read(
+            """
+            SELECT id, conversation_id, seq, sender_id, local_id, text, sent_at FROM messages
+            WHERE conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?
+            """, [.integer(Int(conversationId)), .integer(Int(before ?? Int64.max)), .integer(limit + 1)])
+        let hasMore = rows.count > limit
+        return MessagesPage(messages: rows.prefix(limit).reversed().map { Self.message($0) }, hasMore: hasMore)
+    }
+
+    // MARK: Feed
+
+    private static let eventColumns = """
+        e.id AS e_id, e.conversation_id AS e_conversation_id, e.type AS e_type,
+        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at
+        """
+
+    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
+        var sql = """
+            SELECT \(Self.eventColumns) FROM events e
+            JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
+            LEFT JOIN messages m ON e.type = 'message' AND m.id = e.ref_id
+            WHERE e.id > ?
+            """
+        var binds: [SQLiteData] = [.integer(Int(viewer)), .integer(Int(after))]
+        if let conversationId {
+            sql += " AND e.conversation_id = ?"
+            binds.append(.integer(Int(conversationId)))
+        }
+        sql += " ORDER BY e.id LIMIT ?"
+        binds.append(.integer(limit))
+        return try await makeEvents(read(sql, binds), viewer: viewer)
+    }
+
+    func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64) {
+        var filter = ""
+        var binds: [SQLiteData] = [.integer(Int(viewer))]
+        if let conversationId {
+            filter = " AND e.conversation_id = ?"
+            binds.append(.integer(Int(conversationId)))
+        }
+        let headRows = try await read(
+            "SELECT COALESCE(MAX(e.id), 0) AS head FROM events e JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ? WHERE 1\(filter)",
+            binds)
+        let head = Int64(headRows.first?.column("head")?.integer ?? 0)
+        let rows = try await read(
+            """
+            SELECT \(Self.eventColumns) FROM events e
+            JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
+            JOIN messages m ON m.id = e.ref_id
+            WHERE e.type = 'message'\(filter) AND e.id <= ?
+            ORDER BY e.id DESC LIMIT ?
+            """, binds + [.integer(Int(head)), .integer(count)])
+        return (try await makeEvents(rows.reversed(), viewer: viewer), head)
+    }
+
+    private func makeEvents(_ rows: [SQLiteRow], viewer: Int64) async throws -> [SyncEvent] {
+        var events: [SyncEvent] = []
+        events.reserveCapacity(rows.count)
+        for row in rows {
+            let id = Int64(row.column("e_id")?.integer ?? 0)
+            let conversationId = Int64(row.column("e_conversation_id")?.integer ?? 0)
+            switch row.column("e_type")?.string {
+            case "message":
+                events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, message: Self.message(row)))
+            default:
+                let conversation = try await self.conversation(id: conversationId, viewer: viewer)
+                events.append(SyncEvent(id: id, type: .conversation, conversationId: conversationId, conversation: conversation))
+            }
+        }
+        return events
+    }
+
+    // MARK: Row mapping
+
+    private static func user(_ row: SQLiteRow) -> User {
+        User(
+            id: Int64(row.column("id")?.integer ?? 0),
+            email: row.column("email")?.string ?? "",
+            displayName: row.column("display_name")?.string ?? "")
+    }
+
+    private static func message(_ row: SQLiteRow, prefix: String = "") -> Message {
+        func int(_ name: String) -> Int64 { Int64(row.column(prefix + name)?.integer ?? 0) }
+        return Message(
+            id: int("id"), conversationId: int("conversation_id"), seq: int("seq"), senderId: int("sender_id"),
+            localId: row.column(prefix + "local_id")?.string ?? "", text: row.column(prefix + "text")?.string ?? "",
+            sentAt: Timestamp(milliseconds: int("sent_at")))
+    }
+
+    private static func escapeLike(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+}
+
+enum SQLiteRepositoryError: Error {
+    case inconsistent(String)
+}

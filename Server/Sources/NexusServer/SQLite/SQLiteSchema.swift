@@ -1,0 +1,75 @@
+/// Schema migrations, applied in order at start-up; each runs once, in a transaction.
+enum SQLiteSchema {
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE users (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                display_name TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE sessions (
+                token_hash TEXT PRIMARY KEY,
+                user_id INTEGER NOT NULL REFERENCES users(id),
+                created_at INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE conversations (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                kind TEXT NOT NULL,
+                name TEXT,
+                direct_key TEXT UNIQUE,
+                last_seq INTEGER NOT NULL DEFAULT 0,
+                last_message_id INTEGER,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE members (
+                conversation_id INTEGER NOT NULL REFERENCES conversations(id),
+                user_id INTEGER NOT NULL REFERENCES users(id),
+                joined_at INTEGER NOT NULL,
+                PRIMARY KEY (conversation_id, user_id)
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX members_by_user ON members(user_id, conversation_id)",
+            """
+            CREATE TABLE messages (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                conversation_id INTEGER NOT NULL REFERENCES conversations(id),
+                seq INTEGER NOT NULL,
+                sender_id INTEGER NOT NULL REFERENCES users(id),
+                local_id TEXT NOT NULL,
+                text TEXT NOT NULL,
+                sent_at INTEGER NOT NULL,
+                UNIQUE (conversation_id, seq),
+                UNIQUE (sender_id, local_id)
+            )
+            """,
+            // The feed. Its ids are the sync cursor: one writer commits in id order, so a
+            // reader that has seen id N can never later find a committed id below N.
+            """
+            CREATE TABLE events (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                conversation_id INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                ref_id INTEGER
+            )
+            """,
+            "CREATE INDEX events_by_conversation ON events(conversation_id, id)",
+            """
+            CREATE TRIGGER message_inserted AFTER INSERT ON messages BEGIN
+                INSERT INTO events (conversation_id, type, ref_id) VALUES (NEW.conversation_id, 'message', NEW.id);
+                UPDATE conversations SET last_seq = NEW.seq, last_message_id = NEW.id, updated_at = NEW.sent_at
+                    WHERE id = NEW.conversation_id;
+            END
+            """,
+        ]
+    ]
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NexusServer
+
+/// nexusd: the Nexus sync server.
+@main
+struct Nexusd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nexusd",
+        abstract: "The Nexus sync server.",
+        discussion: """
+            Serves the /v1 HTTP API that nexusctl syncs with, on an embedded SQLite database.
+            It prints "nexusd listening on http://HOST:PORT" on stdout once it accepts connections,
+            logs to stderr, and stops gracefully on SIGTERM or SIGINT.
+            """,
+        version: "0.1.0")
+
+    @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
+    var listen = "127.0.0.1:8787"
+
+    @Option(help: ArgumentHelp("SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite).", valueName: "path"))
+    var db: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    @Option(help: ArgumentHelp("bcrypt cost for new password hashes (4 to 31).", visibility: .hidden))
+    var bcryptCost: UInt8 = 10
+
+    func validate() throws {
+        guard Self.parseListen(listen) != nil else {
+            throw ValidationError("--listen takes host:port, such as 127.0.0.1:8787 or [::1]:0; got '\(listen)'")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
+    }
+
+    static func parseListen(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let (host, port) = Self.parseListen(listen)!
+        let config = ServerConfig(
+            host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
+            logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost)
+        let app = try await buildApplication(config) { host, port in
+            let shown = host.contains(":") ? "[\(host)]" : host
+            // Unbuffered, so a supervisor or test reading the pipe sees it at once.
+            FileHandle.standardOutput.write(Data("nexusd listening on http://\(shown):\(port)\n".utf8))
+        }
+        try await app.runService()
+    }
+}
+
+

@@ -1,0 +1,34 @@
+/// Why a call to nexusd did not succeed, sorted by what the caller can do about it.
+public enum APIError: Error, Equatable, CustomStringConvertible {
+    /// The server could not be reached; nothing was delivered. Try again later.
+    case unreachable(String)
+    /// The connection broke or timed out mid-request; the server may have acted on it.
+    case interrupted(String)
+    /// The server answered with an error status.
+    case server(status: Int, code: String, message: String, retryAfter: Int?)
+    /// The server's answer could not be understood.
+    case badResponse(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let why): return why
+        case .interrupted(let why): return why
+        case .server(_, _, let message, _): return message
+        case .badResponse(let why): return "unexpected answer from the server: \(why)"
+        }
+    }
+
+    public var status: Int? {
+        if case .server(let status, _, _, _) = self { return status }
+        return nil
+    }
+
+    /// True for failures that may go away by themselves: network trouble, 429, 5xx.
+    public var isTransient: Bool {
+        switch self {
+        case .unreachable, .interrupted: return true
+        case .server(let status, _, _, _): return status == 429 || status >= 500
+        case .badResponse: return false
+        }
+    }
+}

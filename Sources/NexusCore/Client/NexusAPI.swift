@@ -1,0 +1,145 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Typed calls to nexusd's /v1 API. One instance keeps one keep-alive connection.
+public final class NexusAPI {
+    public let address: ServerAddress
+    public var token: String?
+    private let http: HTTPClient
+    private let encoder: JSONEncoder
+    private let decoder = JSONDecoder()
+
+    public init(address: ServerAddress, token: String? = nil) {
+        self.address = address
+        self.token = token
+        self.http = HTTPClient(address: address)
+        self.encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+    }
+
+    public func register(email: String, password: String, displayName: String?) throws(APIError) -> AuthResponse {
+        try call("POST", "/v1/register", body: RegisterRequest(email: email, password: password, displayName: displayName))
+    }
+
+    public func login(email: String, password: String) throws(APIError) -> AuthResponse {
+        try call("POST", "/v1/login", body: LoginRequest(email: email, password: password))
+    }
+
+    public func logout() throws(APIError) {
+        _ = try raw("POST", "/v1/logout", body: nil as [UInt8]?)
+    }
+
+    public func me() throws(APIError) -> User {
+        try call("GET", "/v1/me")
+    }
+
+    public func users(search: String? = nil) throws(APIError) -> [User] {
+        var path = "/v1/users"
+        if let search { path += "?search=" + percentEncode(search) }
+        let r: UsersResponse = try call("GET", path)
+        return r.users
+    }
+
+    public func openDirect(with email: String) throws(APIError) -> ConversationResponse {
+        try call("POST", "/v1/conversations", body: CreateConversationRequest(kind: .direct, members: [email]))
+    }
+
+    public func conversations() throws(APIError) -> [Conversation] {
+        let r: ConversationsResponse = try call("GET", "/v1/conversations")
+        return r.conversations
+    }
+
+    public func conversation(_ id: Int64) throws(APIError) -> Conversation {
+        try call("GET", "/v1/conversations/\(id)")
+    }
+
+    public func send(conversationId: Int64, localId: String, text: String) throws(APIError) -> SendResponse {
+        try call("POST", "/v1/conversations/\(conversationId)/messages", body: SendRequest(localId: localId, text: text))
+    }
+
+    public func messages(conversationId: Int64, before: Int64? = nil, limit: Int? = nil) throws(APIError) -> MessagesPage {
+        var query: [String] = []
+        if let before { query.append("before=\(before)") }
+        if let limit { query.append("limit=\(limit)") }
+        return try call("GET", "/v1/conversations/\(conversationId)/messages" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
+    }
+
+    /// The feed after `after`; waits up to `waitSeconds` for something to arrive.
+    /// With `last`, returns instead the newest `last` message events and a cursor after them.
+    public func sync(after: Int64? = nil, last: Int? = nil, conversationId: Int64? = nil, waitSeconds: Int = 0)
+        throws(APIError) -> SyncResponse
+    {
+        var query: [String] = []
+        if let after { query.append("after=\(after)") }
+        if let last { query.append("last=\(last)") }
+        if let conversationId { query.append("conversation=\(conversationId)") }
+        if waitSeconds > 0 { query.append("wait=\(waitSeconds)") }
+        return try call(
+            "GET", "/v1/sync" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")),
+            timeoutMs: Int32(waitSeconds * 1000 + 15_000))
+    }
+
+    // MARK: - Plumbing
+
+    private func call<R: Decodable>(_ method: String, _ path: String, timeoutMs: Int32 = 30_000) throws(APIError) -> R {
+        try decode(raw(method, path, body: nil as [UInt8]?, timeoutMs: timeoutMs))
+    }
+
+    private func call<B: Encodable, R: Decodable>(_ method: String, _ path: String, body: B) throws(APIError) -> R {
+        let bytes: Data
+        do { bytes = try encoder.encode(body) } catch { throw .badResponse("can't encode request: \(error)") }
+        return try decode(raw(method, path, body: Array(bytes)))
+    }
+
+    private func decode<R: Decodable>(_ response: HTTPResponse) throws(APIError) -> R {
+        do {
+            return try decoder.decode(R.self, from: Data(response.body))
+        } catch {
+            throw .badResponse("\(R.self) did not decode: \(error)")
+        }
+    }
+
+    private func raw(_ method: String, _ path: String, body: [UInt8]?, timeoutMs: Int32 = 30_000) throws(APIError) -> HTTPResponse {
+        var headers: [(String, String)] = []
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        let response: HTTPResponse
+        do {
+            response = try http.request(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
+        } catch {
+            switch error {
+            case .unreachable(let why): throw .unreachable(why)
+            case .timedOut: throw .interrupted("the server at \(address) did not answer in time")
+            case .connectionLost(let why): throw .interrupted("lost the connection to \(address): \(why)")
+            case .malformedResponse(let why): throw .badResponse(why)
+            }
+        }
+        if response.status >= 400 {
+            let retryAfter = response.header("Retry-After").flatMap { Int($0) }
+            if let e = try? decoder.decode(ErrorResponse.self, from: Data(response.body)) {
+                throw .server(status: response.status, code: e.error.code, message: e.error.message, retryAfter: retryAfter)
+            }
+            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+            throw .server(status: response.status, code: "http_\(response.status)",
+                          message: text.isEmpty ? "the server answered \(response.status)" : text, retryAfter: retryAfter)
+        }
+        return response
+    }
+}
+
+func percentEncode(_ s: String) -> String {
+    var out = ""
+    for b in s.utf8 {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            out.append(Character(Unicode.Scalar(b)))
+        default:
+            let hex = Array("0123456789ABCDEF")
+            out += "%" + String(hex[Int(b >> 4)]) + String(hex[Int(b & 15)])
+        }
+    }
+    return out
+}

@@ -1,0 +1,295 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.0.lowercased() == lower }?.1
+    }
+}
+
+public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
+    /// Nothing answered: refused, unreachable, DNS failure. Safe to try again later.
+    case unreachable(String)
+    /// The connection broke or timed out after the request may have been sent.
+    case connectionLost(String)
+    case timedOut
+    case malformedResponse(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let why): return why
+        case .connectionLost(let why): return "connection lost: \(why)"
+        case .timedOut: return "the server did not answer in time"
+        case .malformedResponse(let why): return "the server sent a malformed answer: \(why)"
+        }
+    }
+}
+
+/// A small HTTP/1.1 client over a blocking socket, with keep-alive.
+///
+/// Foundation's URLSession on Linux costs about 16 ms and 15 MiB on its first request,
+/// which is more than the whole budget of `nexusctl send`; speaking HTTP/1.1 over a
+/// socket ourselves costs well under a millisecond. It speaks only what nexusd
+/// answers: Content-Length and chunked bodies.
+public final class HTTPClient {
+    public let address: ServerAddress
+    public var connectTimeoutMs: Int32 = 5_000
+    private var fd: Int32 = -1
+    private var buffer: [UInt8] = []
+    private var bufferStart = 0
+    private var requestsOnConnection = 0
+
+    public init(address: ServerAddress) {
+        self.address = address
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if fd >= 0 {
+            _ = systemClose(fd)
+            fd = -1
+        }
+        buffer.removeAll(keepingCapacity: true)
+        bufferStart = 0
+        requestsOnConnection = 0
+    }
+
+    /// Sends one request and reads the answer. A request that fails on a reused
+    /// keep-alive connection before any byte of the answer arrived is sent once more on
+    /// a new connection: the server may have closed the idle connection. Every nexusd
+    /// request is idempotent, so that is safe.
+    public func request(
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        timeoutMs: Int32 = 30_000
+    ) throws(HTTPClientError) -> HTTPResponse {
+        let reused = fd >= 0
+        do {
+            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
+        } catch .connectionLost(let why) where reused {
+            _ = why
+            close()
+            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
+        }
+    }
+
+    private func attempt(
+        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, timeoutMs: Int32
+    ) throws(HTTPClientError) -> HTTPResponse {
+        if fd < 0 { try connect() }
+        var head = "\(method) \(address.basePath)\(path) HTTP/1.1\r\nHost: \(address.host):\(address.port)\r\n"
+        head += "User-Agent: nexusctl\r\nAccept: application/json\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body {
+            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        } else if method == "POST" || method == "PUT" {
+            head += "Content-Length: 0\r\n"
+        }
+        head += "\r\n"
+        var bytes = Array(head.utf8)
+        if let body { bytes += body }
+        do {
+            try writeAll(bytes)
+        } catch {
+            close()
+            throw error
+        }
+        requestsOnConnection += 1
+        do {
+            let response = try readResponse(deadline: monotonicMs() + Int64(timeoutMs))
+            if response.header("Connection")?.lowercased() == "close" { close() }
+            return response
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    private func connect() throws(HTTPClientError) {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(address.host, String(address.port), &hints, &result)
+        guard rc == 0, let first = result else {
+            throw .unreachable("can't resolve \(address.host): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(first) }
+        var lastError = "no address for \(address.host)"
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let ai = cursor {
+            cursor = ai.pointee.ai_next
+            let s = socket(ai.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            if s < 0 { continue }
+            let flags = fcntl(s, F_GETFL, 0)
+            _ = fcntl(s, F_SETFL, flags | O_NONBLOCK)
+            var r = Glibc.connect(s, ai.pointee.ai_addr, ai.pointee.ai_addrlen)
+            if r != 0 && errno == EINPROGRESS {
+                var pfd = pollfd(fd: s, events: Int16(POLLOUT), revents: 0)
+                let ready = poll(&pfd, 1, connectTimeoutMs)
+                if ready == 1 {
+                    var err: Int32 = 0
+                    var len = socklen_t(MemoryLayout<Int32>.size)
+                    getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len)
+                    if err == 0 { r = 0 } else { errno = err }
+                } else if ready == 0 {
+                    errno = ETIMEDOUT
+                }
+            }
+            if r == 0 {
+                _ = fcntl(s, F_SETFL, flags)
+                var one: Int32 = 1
+                setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                fd = s
+                return
+            }
+            lastError = String(cString: strerror(errno))
+            _ = systemClose(s)
+        }
+        throw .unreachable("can't reach the server at \(address) (\(lastError.lowercased()))")
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(HTTPClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .connectionLost(String(cString: strerror(errno)))
+            }
+            offset += n
+        }
+    }
+
+    /// Reads more bytes into the buffer; false at end of stream.
+    private func fill(deadline: Int64) throws(HTTPClientError) -> Bool {
+        if bufferStart > 65536 && bufferStart * 2 > buffer.count {
+            buffer.removeFirst(bufferStart)
+            bufferStart = 0
+        }
+        while true {
+            let left = deadline - monotonicMs()
+            if left <= 0 { throw .timedOut }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, Int32(min(left, Int64(Int32.max))))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .connectionLost(String(cString: strerror(errno)))
+            }
+            if ready == 0 { throw .timedOut }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw .connectionLost(String(cString: strerror(errno)))
+            }
+            if n == 0 { return false }
+            buffer.append(contentsOf: chunk[0..<n])
+            return true
+        }
+    }
+
+    private func readLine(deadline: Int64, limit: Int = 16384) throws(HTTPClientError) -> String {
+        var scanFrom = bufferStart
+        while true {
+            if let nl = buffer[scanFrom...].firstIndex(of: 10) {
+                var end = nl
+                if end > bufferStart && buffer[end - 1] == 13 { end -= 1 }
+                let line = String(decoding: buffer[bufferStart..<end], as: UTF8.self)
+                bufferStart = nl + 1
+                return line
+            }
+            scanFrom = buffer.count
+            if buffer.count - bufferStart > limit { throw .malformedResponse("header line too long") }
+            guard try fill(deadline: deadline) else {
+                throw .connectionLost("the server closed the connection")
+            }
+        }
+    }
+
+    private func readExactly(_ count: Int, deadline: Int64) throws(HTTPClientError) -> ArraySlice<UInt8> {
+        while buffer.count - bufferStart < count {
+            guard try fill(deadline: deadline) else { throw .connectionLost("the answer was cut short") }
+        }
+        let slice = buffer[bufferStart..<(bufferStart + count)]
+        bufferStart += count
+        return slice
+    }
+
+    private func readResponse(deadline: Int64) throws(HTTPClientError) -> HTTPResponse {
+        let statusLine = try readLine(deadline: deadline)
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw .malformedResponse("bad status line")
+        }
+        var headers: [(String, String)] = []
+        while true {
+            let line = try readLine(deadline: deadline)
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: ":") else { throw .malformedResponse("bad header line") }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingSpaces()
+            headers.append((name, value))
+        }
+        var response = HTTPResponse(status: status, headers: headers, body: [])
+        if let te = response.header("Transfer-Encoding"), te.lowercased().contains("chunked") {
+            while true {
+                let sizeLine = try readLine(deadline: deadline)
+                let hex = sizeLine.split(separator: ";").first.map(String.init)?.trimmingSpaces() ?? ""
+                guard let size = Int(hex, radix: 16) else { throw .malformedResponse("bad chunk size") }
+                if size == 0 {
+                    while try !readLine(deadline: deadline).isEmpty {}
+                    break
+                }
+                response.body += try readExactly(size, deadline: deadline)
+                _ = try readLine(deadline: deadline)
+            }
+        } else if let lengthText = response.header("Content-Length") {
+            guard let length = Int(lengthText), length >= 0 else { throw .malformedResponse("bad Content-Length") }
+            response.body = Array(try readExactly(length, deadline: deadline))
+        } else if status != 204 && status != 304 && !(100..<200).contains(status) {
+            while try fill(deadline: deadline) {}
+            response.body = Array(buffer[bufferStart...])
+            bufferStart = buffer.count
+            close()
+        }
+        if bufferStart == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            bufferStart = 0
+        }
+        return response
+    }
+}
+
+func monotonicMs() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+}
+
+private func systemClose(_ fd: Int32) -> Int32 {
+    #if canImport(Glibc)
+    return Glibc.close(fd)
+    #else
+    return Darwin.close(fd)
+    #endif
+}
+
+extension StringProtocol {
+    public func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,67 @@
+/// Where nexusd listens, parsed from a URL such as "http://127.0.0.1:8787".
+public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+    /// A path prefix for servers mounted below the root, without a trailing slash.
+    public var basePath: String
+
+    public static let defaultURL = "http://127.0.0.1:8787"
+
+    public init(host: String, port: UInt16, basePath: String = "") {
+        self.host = host
+        self.port = port
+        self.basePath = basePath
+    }
+
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case unsupportedScheme(String)
+        case invalid(String)
+
+        public var description: String {
+            switch self {
+            case .unsupportedScheme(let url):
+                return "'\(url)' uses a scheme nexusctl can't speak; use http:// (put TLS in a reverse proxy on the server side)"
+            case .invalid(let url):
+                return "'\(url)' is not a server URL; expected something like http://127.0.0.1:8787"
+            }
+        }
+    }
+
+    public init(parsing url: String) throws(ParseError) {
+        var rest = Substring(url)
+        if rest.hasPrefix("http://") {
+            rest = rest.dropFirst(7)
+        } else if rest.contains("://") {
+            throw .unsupportedScheme(url)
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = rest[..<slash]
+        var path = String(rest[slash...])
+        while path.hasSuffix("/") { path.removeLast() }
+        var host: Substring
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw .invalid(url) }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { throw .invalid(url) }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        } else {
+            host = authority
+        }
+        guard !host.isEmpty, !host.contains(where: { $0 == "@" || $0 == " " }) else { throw .invalid(url) }
+        var port: UInt16 = 80
+        if let portText {
+            guard let p = UInt16(portText), p > 0 else { throw .invalid(url) }
+            port = p
+        }
+        self.init(host: String(host), port: port, basePath: path)
+    }
+
+    public var description: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "http://\(h):\(port)\(basePath)"
+    }
+}

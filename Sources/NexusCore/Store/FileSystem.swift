@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A local file operation that failed, with the path and the system's reason.
+public struct StoreError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    static func errno(_ path: String, _ action: String) -> StoreError {
+        StoreError(path: path, reason: "\(action): \(String(cString: strerror(Glibc.errno)))")
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Thin wrappers over POSIX file calls. The store needs fsync, O_APPEND, flock and
+/// rename with exact semantics, so it talks to the system directly.
+public enum FileSystem {
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// mkdir -p with the given mode for the folders it creates.
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(StoreError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, mode) != 0 && Glibc.errno != EEXIST {
+                throw .errno(current, "can't create folder")
+            }
+        }
+    }
+
+    public static func readFile(_ path: String) throws(StoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if Glibc.errno == ENOENT { return nil }
+            throw .errno(path, "can't open")
+        }
+        defer { close(fd) }
+        return try readAll(fd: fd, path: path)
+    }
+
+    static func readAll(fd: Int32, path: String, from offset: Int = 0) throws(StoreError) -> [UInt8] {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .errno(path, "can't stat") }
+        let size = max(0, Int(st.st_size) - offset)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, size - done, off_t(offset + done)) }
+            if n < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw .errno(path, "can't read")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        if done < size { bytes.removeLast(size - done) }
+        return bytes
+    }
+
+    static func writeAll(fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw .errno(path, "can't write")
+            }
+            done += n
+        }
+    }
+
+    /// Replaces the file's contents all at once: a reader sees the old file or the new
+    /// one, never a mix, even after a crash (write a temporary file, fsync, rename).
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(StoreError) {
+        let tmp = path + ".tmp.\(getpid())"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        if fd < 0 { throw .errno(tmp, "can't create") }
+        do throws(StoreError) {
+            try writeAll(fd: fd, bytes, path: tmp)
+            _ = fchmod(fd, mode)
+            if fsync(fd) != 0 { throw StoreError.errno(tmp, "can't sync") }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(tmp)
+            throw error
+        }
+        if rename(tmp, path) != 0 {
+            let e = StoreError.errno(path, "can't replace")
+            unlink(tmp)
+            throw e
+        }
+        syncDirectory(of: path)
+    }
+
+    static func syncDirectory(of path: String) {
+        let dir = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let fd = open(dir.isEmpty ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            close(fd)
+        }
+    }
+
+    /// The permission bits of a file, or nil when it does not exist.
+    public static func mode(of path: String) -> mode_t? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return st.st_mode & 0o777
+    }
+}
+
+/// An exclusive advisory lock (flock) held until `unlock` or process exit, so a
+/// crashed holder never leaves a stale lock behind.
+public final class FileLock {
+    private var fd: Int32
+    public let path: String
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    /// Waits for the lock.
+    public static func acquire(_ path: String) throws(StoreError) -> FileLock {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 { throw .errno(path, "can't open lock") }
+        while flock(fd, LOCK_EX) != 0 {
+            if Glibc.errno == EINTR { continue }
+            close(fd)
+            throw .errno(path, "can't lock")
+        }
+        return FileLock(fd: fd, path: path)
+    }
+
+    /// Takes the lock only if nobody holds it.
+    public static func tryAcquire(_ path: String) throws(StoreError) -> FileLock? {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 { throw .errno(path, "can't open lock") }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            if Glibc.errno == EWOULDBLOCK { return nil }
+            throw .errno(path, "can't lock")
+        }
+        return FileLock(fd: fd, path: path)
+    }
+
+    public func unlock() {
+        if fd >= 0 {
+            flock(fd, LOCK_UN)
+            close(fd)
+            fd = -1
+        }
+    }
+
+    deinit { unlock() }
+}

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An append-only file of JSON documents, one a line.
+///
+/// A crash can leave the last line half-written. Readers skip such a torn line, and the
+/// next append cuts it off before writing, so it never stops the program. Lines that do
+/// not decode are skipped and counted rather than fatal: one bad record costs only itself.
+public struct JSONLinesFile: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    public struct ReadResult<T> {
+        public var records: [T]
+        /// Complete lines that did not decode as a record.
+        public var skippedLines: Int
+        /// True when the file ends in a partial line (a crash during a write).
+        public var tornTail: Bool
+    }
+
+    public func read<T: Decodable>(_ type: T.Type) throws(StoreError) -> ReadResult<T> {
+        guard let bytes = try FileSystem.readFile(path) else {
+            return ReadResult(records: [], skippedLines: 0, tornTail: false)
+        }
+        let decoder = JSONDecoder()
+        var records: [T] = []
+        var skipped = 0
+        var start = 0
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            if bytes[i] == 10 {
+                if i > start {
+                    let line = Data(bytes[start..<i])
+                    if let record = try? decoder.decode(T.self, from: line) {
+                        records.append(record)
+                    } else {
+                        skipped += 1
+                    }
+                }
+                start = i + 1
+            }
+            i += 1
+        }
+        return ReadResult(records: records, skippedLines: skipped, tornTail: start < count)
+    }
+
+    /// Appends the records, each as one line, and by default fsyncs before returning:
+    /// when this returns, the records survive a crash or a power cut.
+    public func append<T: Encodable>(_ records: [T], sync: Bool = true) throws(StoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes: [UInt8] = []
+        for record in records {
+            do {
+                bytes += try encoder.encode(record)
+            } catch {
+                throw StoreError(path: path, reason: "can't encode a record: \(error)")
+            }
+            bytes.append(10)
+        }
+        let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        if fd < 0 { throw .errno(path, "can't open") }
+        defer { close(fd) }
+        try repairTornTail(fd: fd)
+        try FileSystem.writeAll(fd: fd, bytes, path: path)
+        if sync && fsync(fd) != 0 { throw .errno(path, "can't sync") }
+    }
+
+    /// Rewrites the whole file atomically with just these records.
+    public func replace<T: Encodable>(with records: [T]) throws(StoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes: [UInt8] = []
+        for record in records {
+            do {
+                bytes += try encoder.encode(record)
+            } catch {
+                throw StoreError(path: path, reason: "can't encode a record: \(error)")
+            }
+            bytes.append(10)
+        }
+        try FileSystem.writeAtomically(path, bytes)
+    }
+
+    /// Cuts a partial last line off, so the next record starts on a line of its own.
+    private func repairTornTail(fd: Int32) throws(StoreError) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .errno(path, "can't stat") }
+        let size = Int(st.st_size)
+        if size == 0 { return }
+        var last: UInt8 = 0
+        guard pread(fd, &last, 1, off_t(size - 1)) == 1 else { throw .errno(path, "can't read") }
+        if last == 10 { return }
+        // Scan back for the previous newline, a block at a time.
+        var end = size
+        var cut = 0
+        var block = [UInt8](repeating: 0, count: 4096)
+        scan: while end > 0 {
+            let start = max(0, end - block.count)
+            let n = block.withUnsafeMutableBytes { pread(fd, $0.baseAddress, end - start, off_t(start)) }
+            if n <= 0 { throw .errno(path, "can't read") }
+            for j in stride(from: n - 1, through: 0, by: -1) where block[j] == 10 {
+                cut = start + j + 1
+                break scan
+            }
+            end = start
+        }
+        if ftruncate(fd, off_t(cut)) != 0 { throw .errno(path, "can't repair torn line") }
+    }
+}

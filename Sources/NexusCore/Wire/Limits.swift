@@ -1,0 +1,31 @@
+/// Limits both sides enforce, so the client can refuse bad input before it is queued.
+public enum Limits {
+    public static let maxTextBytes = 64 * 1024
+    public static let maxLocalIdBytes = 64
+    public static let maxPasswordBytes = 72  // bcrypt reads no further
+    public static let minPasswordLength = 8
+    public static let maxDisplayNameBytes = 100
+    public static let defaultPageSize = 50
+    public static let maxPageSize = 500
+    public static let maxSyncWaitSeconds = 60
+
+    /// Why `text` can't be sent, or nil when it can.
+    public static func problem(withText text: String) -> String? {
+        if text.allSatisfy({ $0.isWhitespace }) { return "message text is empty" }
+        let bytes = text.utf8.count
+        if bytes > maxTextBytes {
+            return "message text is \(bytes) bytes; the limit is \(maxTextBytes) bytes (64 KiB)"
+        }
+        return nil
+    }
+
+    public static func problem(withEmail email: String) -> String? {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty || email.contains(where: { $0.isWhitespace })
+            || email.utf8.count > 254
+        {
+            return "'\(email)' is not an email address"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,104 @@
+/// The wire types of the /v1 protocol, shared by nexusctl and nexusd so the protocol
+/// has one definition. Field names are part of the JSON contract: see docs/protocol.md.
+
+public struct User: Codable, Hashable, Sendable {
+    public var id: Int64
+    public var email: String
+    public var displayName: String
+
+    public init(id: Int64, email: String, displayName: String) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+    }
+}
+
+public enum ConversationKind: String, Codable, Sendable {
+    case direct
+    case group
+}
+
+public struct Conversation: Codable, Hashable, Sendable {
+    public var id: Int64
+    public var kind: ConversationKind
+    /// Set for groups; a direct conversation is named after the other member.
+    public var name: String?
+    public var members: [User]
+    /// The seq of the newest message, 0 when there is none.
+    public var lastSeq: Int64
+    public var lastMessage: Message?
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+
+    public init(
+        id: Int64, kind: ConversationKind, name: String?, members: [User], lastSeq: Int64,
+        lastMessage: Message?, createdAt: Timestamp, updatedAt: Timestamp
+    ) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.members = members
+        self.lastSeq = lastSeq
+        self.lastMessage = lastMessage
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// What a person calls this conversation: the group name, or the other member's.
+    public func title(viewer: Int64) -> String {
+        if let name, !name.isEmpty { return name }
+        let others = members.filter { $0.id != viewer }
+        if others.isEmpty { return members.first?.displayName ?? "conversation \(id)" }
+        return others.map(\.displayName).joined(separator: ", ")
+    }
+}
+
+public struct Message: Codable, Hashable, Sendable {
+    /// Server-wide id, unique across conversations.
+    public var id: Int64
+    public var conversationId: Int64
+    /// Position in the conversation: 1, 2, 3, … with no gaps.
+    public var seq: Int64
+    public var senderId: Int64
+    /// The sender's client-generated idempotency key.
+    public var localId: String
+    public var text: String
+    /// The server's time of acceptance.
+    public var sentAt: Timestamp
+
+    public init(
+        id: Int64, conversationId: Int64, seq: Int64, senderId: Int64, localId: String, text: String,
+        sentAt: Timestamp
+    ) {
+        self.id = id
+        self.conversationId = conversationId
+        self.seq = seq
+        self.senderId = senderId
+        self.localId = localId
+        self.text = text
+        self.sentAt = sentAt
+    }
+}
+
+public enum EventType: String, Codable, Sendable {
+    case message
+    case conversation
+}
+
+/// One entry of a user's sync feed. `id` is the feed cursor: a client that has handled
+/// event N asks for events after N.
+public struct SyncEvent: Codable, Hashable, Sendable {
+    public var id: Int64
+    public var type: EventType
+    public var conversationId: Int64
+    public var message: Message?
+    public var conversation: Conversation?
+
+    public init(id: Int64, type: EventType, conversationId: Int64, message: Message? = nil, conversation: Conversation? = nil) {
+        self.id = id
+        self.type = type
+        self.conversationId = conversationId
+        self.message = message
+        self.conversation = conversation
+    }
+}

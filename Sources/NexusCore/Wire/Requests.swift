@@ -1,0 +1,112 @@
+/// Request and response bodies of the /v1 endpoints.
+
+public struct RegisterRequest: Codable, Sendable {
+    public var email: String
+    public var password: String
+    public var displayName: String?
+    public init(email: String, password: String, displayName: String?) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+    }
+}
+
+public struct LoginRequest: Codable, Sendable {
+    public var email: String
+    public var password: String
+    public init(email: String, password: String) {
+        self.email = email
+        self.password = password
+    }
+}
+
+public struct AuthResponse: Codable, Sendable {
+    public var token: String
+    public var user: User
+    public init(token: String, user: User) {
+        self.token = token
+        self.user = user
+    }
+}
+
+public struct UsersResponse: Codable, Sendable {
+    public var users: [User]
+    public init(users: [User]) { self.users = users }
+}
+
+public struct CreateConversationRequest: Codable, Sendable {
+    public var kind: ConversationKind
+    /// The other members' emails.
+    public var members: [String]
+    public var name: String?
+    public init(kind: ConversationKind, members: [String], name: String? = nil) {
+        self.kind = kind
+        self.members = members
+        self.name = name
+    }
+}
+
+public struct ConversationResponse: Codable, Sendable {
+    public var conversation: Conversation
+    /// False when an existing conversation was returned.
+    public var created: Bool
+    public init(conversation: Conversation, created: Bool) {
+        self.conversation = conversation
+        self.created = created
+    }
+}
+
+public struct ConversationsResponse: Codable, Sendable {
+    public var conversations: [Conversation]
+    public init(conversations: [Conversation]) { self.conversations = conversations }
+}
+
+public struct SendRequest: Codable, Sendable {
+    public var localId: String
+    public var text: String
+    public init(localId: String, text: String) {
+        self.localId = localId
+        self.text = text
+    }
+}
+
+public struct SendResponse: Codable, Sendable {
+    public var message: Message
+    /// True when this localId had been accepted before and the original is returned.
+    public var duplicate: Bool
+    public init(message: Message, duplicate: Bool) {
+        self.message = message
+        self.duplicate = duplicate
+    }
+}
+
+public struct MessagesPage: Codable, Sendable {
+    /// Oldest first.
+    public var messages: [Message]
+    /// True when older messages exist before the first one here.
+    public var hasMore: Bool
+    public init(messages: [Message], hasMore: Bool) {
+        self.messages = messages
+        self.hasMore = hasMore
+    }
+}
+
+public struct SyncResponse: Codable, Sendable {
+    public var events: [SyncEvent]
+    /// Pass this back as `after` to continue the feed.
+    public var cursor: Int64
+    public init(events: [SyncEvent], cursor: Int64) {
+        self.events = events
+        self.cursor = cursor
+    }
+}
+
+/// The body of every 4xx and 5xx answer.
+public struct ErrorResponse: Codable, Sendable {
+    public struct Body: Codable, Sendable {
+        public var code: String
+        public var message: String
+    }
+    public var error: Body
+    public init(code: String, message: String) { self.error = Body(code: code, message: message) }
+}

@@ -15,19 +15,22 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
     public var localId: String
     public var at: Timestamp
     public var conversationId: Int64?
+    /// The other person's email, for a message queued before its direct conversation was known.
+    public var to: String?
     public var text: String?
     public var messageId: Int64?
     public var seq: Int64?
     public var error: String?
 
     public init(
-        op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, text: String? = nil,
+        op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
         messageId: Int64? = nil, seq: Int64? = nil, error: String? = nil
     ) {
         self.op = op
         self.localId = localId
         self.at = at
         self.conversationId = conversationId
+        self.to = to
         self.text = text
         self.messageId = messageId
         self.seq = seq
@@ -41,7 +44,9 @@ public enum OutboxStatus: String, Codable, Sendable {
 
 public struct OutboxEntry: Sendable, Equatable {
     public var localId: String
-    public var conversationId: Int64
+    /// nil until the conversation with `to` is known.
+    public var conversationId: Int64?
+    public var to: String?
     public var text: String
     public var queuedAt: Timestamp
     public var status: OutboxStatus
@@ -60,10 +65,17 @@ public struct Outbox: Sendable {
 
     public static func newLocalId() -> String { UUID().uuidString.lowercased() }
 
-    public func enqueue(localId: String, conversationId: Int64, text: String) throws(StoreError) {
-        try file.append([
-            OutboxRecord(op: .queued, localId: localId, at: .now(), conversationId: conversationId, text: text)
-        ])
+    /// Records the message durably; give the conversation id, or the recipient's email
+    /// when the conversation is not known yet.
+    @discardableResult
+    public func enqueue(localId: String = newLocalId(), conversationId: Int64?, to: String? = nil, text: String) throws(StoreError)
+        -> OutboxEntry
+    {
+        let record = OutboxRecord(op: .queued, localId: localId, at: .now(), conversationId: conversationId, to: to, text: text)
+        try file.append([record])
+        return OutboxEntry(
+            localId: localId, conversationId: conversationId, to: to, text: text, queuedAt: record.at, status: .queued,
+            attempts: 0, lastError: nil, messageId: nil, seq: nil)
     }
 
     public func markSent(localId: String, message: Message) throws(StoreError) {
@@ -88,10 +100,10 @@ public struct Outbox: Sendable {
                     // A retry puts a failed message back in the queue.
                     e.status = .queued
                     byId[r.localId] = e
-                } else if let c = r.conversationId, let text = r.text {
+                } else if r.conversationId != nil || r.to != nil, let text = r.text {
                     order.append(r.localId)
                     byId[r.localId] = OutboxEntry(
-                        localId: r.localId, conversationId: c, text: text, queuedAt: r.at, status: .queued,
+                        localId: r.localId, conversationId: r.conversationId, to: r.to, text: text, queuedAt: r.at, status: .queued,
                         attempts: 0, lastError: nil, messageId: nil, seq: nil)
                 }
             case .sent:

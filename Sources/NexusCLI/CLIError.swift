@@ -1,0 +1,48 @@
+import NexusCore
+
+/// A failure to report: what went wrong, the fix, and the exit code.
+public struct CLIError: Error, Equatable, Sendable {
+    public var code: ExitCode
+    public var message: String
+    public var hint: String?
+
+    public init(_ code: ExitCode, _ message: String, hint: String? = nil) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+    }
+
+    public static func usage(_ message: String, hint: String? = nil) -> CLIError {
+        CLIError(.usage, message, hint: hint)
+    }
+
+    public init(_ error: ParseError) {
+        self.init(.usage, error.message, hint: error.hint)
+    }
+
+    public init(_ error: StoreError) {
+        self.init(.store, error.description)
+    }
+
+    /// The usual reading of an API failure; commands with their own wording catch first.
+    public init(_ error: APIError, server: ServerAddress) {
+        switch error {
+        case .unreachable(let why):
+            self.init(.unavailable, why, hint: "is nexusd running there? Choose another server with --server or $NEXUS_SERVER.")
+        case .interrupted(let why):
+            self.init(.unavailable, why, hint: "try again; nothing was lost.")
+        case .server(401, _, let message, _), .server(403, _, let message, _):
+            self.init(.auth, message, hint: "log in with `nexusctl login <email>`.")
+        case .server(404, _, let message, _):
+            self.init(.notFound, message)
+        case .server(429, _, let message, let retryAfter):
+            self.init(.unavailable, message, hint: retryAfter.map { "try again in \($0) s." })
+        case .server(let status, _, let message, _) where status >= 500:
+            self.init(.server, "the server at \(server) failed: \(message)")
+        case .server(_, _, let message, _):
+            self.init(.failure, message)
+        case .badResponse(let why):
+            self.init(.server, why, hint: "is \(server) a nexusd of a matching version?")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import NexusCore
+
+/// What a running command gets from the runner: its parsed invocation, the output,
+/// the profile, and (for commands that need one) the session and an API client.
+public final class CommandContext {
+    public let invocation: Invocation
+    public let output: Output
+    public let environment: [String: String]
+    public let profile: Profile
+    /// Set by the runner for commands that require a session.
+    public internal(set) var session: Session?
+    private var client: NexusAPI?
+
+    init(invocation: Invocation, output: Output, environment: [String: String], profile: Profile) {
+        self.invocation = invocation
+        self.output = output
+        self.environment = environment
+        self.profile = profile
+    }
+
+    public var terminal: any Terminal { output.terminal }
+    public var arguments: [String] { invocation.arguments }
+
+    /// --server, else $NEXUS_SERVER, else the session's server, else the default.
+    public func serverAddress() throws(CLIError) -> ServerAddress {
+        let url = invocation.value("server") ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? session?.server ?? ServerAddress.defaultURL
+        do {
+            return try ServerAddress(parsing: url)
+        } catch {
+            throw .usage(error.description)
+        }
+    }
+
+    /// A client for the server, carrying the session's token when there is one.
+    public func api() throws(CLIError) -> NexusAPI {
+        if let client { return client }
+        let made = NexusAPI(address: try serverAddress(), token: session?.token)
+        client = made
+        return made
+    }
+
+    /// The session, which the runner has loaded for commands that require one.
+    public func requireSession() throws(CLIError) -> Session {
+        guard let session else {
+            throw CLIError(.auth, "not logged in (profile '\(profile.name)')", hint: "run `nexusctl login <email>` first.")
+        }
+        return session
+    }
+
+    /// Runs one API call, turning its failure into the usual error for this server.
+    public func call<T>(_ body: (NexusAPI) throws(APIError) -> T) throws(CLIError) -> T {
+        let client = try api()
+        do {
+            return try body(client)
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// Turns an API failure into the usual error for this server.
+    public func failure(_ error: APIError) -> CLIError {
+        CLIError(error, server: (try? serverAddress()) ?? ServerAddress(host: "?", port: 0))
+    }
+
+    /// An integer option, checked against a range.
+    public func intOption(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(CLIError) -> Int {
+        guard let text = invocation.value(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw .usage("--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text)'")
+        }
+        return value
+    }
+}

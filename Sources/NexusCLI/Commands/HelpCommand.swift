@@ -1,0 +1,34 @@
+enum HelpCommand {
+    static let spec = CommandSpec(
+        name: "help", summary: "Show help for a command, or a topic: exit-codes",
+        usage: ["[<command>...]", "exit-codes"],
+        arguments: 0...3,
+        run: run)
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let words = context.arguments
+        if words == ["exit-codes"] {
+            if context.output.json {
+                context.output.document(ExitCode.allCases.map { ["code": String($0.rawValue), "meaning": $0.meaning] })
+            } else {
+                context.output.table(ExitCode.allCases.map { [String($0.rawValue), $0.meaning] }, header: ["CODE", "MEANING"])
+            }
+            return .ok
+        }
+        guard !words.isEmpty else {
+            context.terminal.writeOut(Help.overview(CommandTable.all))
+            return .ok
+        }
+        var specs = CommandTable.all
+        var found: CommandSpec?
+        for word in words {
+            guard let next = specs.first(where: { $0.name == word }) else {
+                throw CLIError(ParseError.unknownCommand(words.joined(separator: " "), suggestion: closest(word, among: specs.map(\.name))))
+            }
+            found = next
+            specs = next.subcommands
+        }
+        context.terminal.writeOut(Help.command(words, found!))
+        return .ok
+    }
+}

@@ -1,0 +1,23 @@
+import NexusCore
+
+enum LoginCommand {
+    static let spec = CommandSpec(
+        name: "login", summary: "Log in to an account and save the session in the profile",
+        usage: ["<email> [--password-stdin]"],
+        details: "The session is saved under $NEXUS_HOME/<profile>/session.json with mode 0600.\nUse --profile to keep several accounts or servers side by side.",
+        options: [Accounts.passwordStdin],
+        arguments: 1...1,
+        run: run)
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let email = context.arguments[0]
+        if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
+        let password = try Accounts.password(context, confirm: false)
+        // The session may belong to another server; --server and $NEXUS_SERVER still win.
+        context.session = try? context.profile.loadSession()
+        let api = try context.api()
+        api.token = nil
+        let auth = try context.call { api throws(APIError) in try api.login(email: email, password: password) }
+        return try Accounts.save(auth, context, verb: "Logged in")
+    }
+}

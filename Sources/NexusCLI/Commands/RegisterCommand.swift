@@ -1,0 +1,34 @@
+import NexusCore
+
+enum RegisterCommand {
+    static let spec = CommandSpec(
+        name: "register", summary: "Create an account on the server and log in to it",
+        usage: ["<email> [--name NAME] [--password-stdin]"],
+        details: "Asks for the password twice on the terminal, or reads it from stdin with --password-stdin.\nPasswords need at least 8 characters.",
+        options: [
+            OptionSpec("name", .value(placeholder: "NAME"), help: "display name (default: the part of the email before '@')"),
+            Accounts.passwordStdin,
+        ],
+        arguments: 1...1,
+        run: run)
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let email = context.arguments[0]
+        if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
+        let password = try Accounts.password(context, confirm: true)
+        if password.count < Limits.minPasswordLength {
+            throw .usage("the password must be at least \(Limits.minPasswordLength) characters")
+        }
+        let api = try context.api()
+        let auth: AuthResponse
+        do throws(APIError) {
+            auth = try api.register(email: email, password: password, displayName: context.invocation.value("name"))
+        } catch {
+            if case .server(409, _, let message, _) = error {
+                throw CLIError(.failure, message, hint: "run `nexusctl login \(email)`.")
+            }
+            throw context.failure(error)
+        }
+        return try Accounts.save(auth, context, verb: "Registered and logged in")
+    }
+}

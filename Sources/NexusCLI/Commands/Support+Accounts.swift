@@ -1,0 +1,52 @@
+import NexusCore
+
+/// What register and login share: reading the password and saving the session.
+enum Accounts {
+    static let passwordStdin = OptionSpec("password-stdin", help: "read the password from the first line of stdin (for scripts)")
+
+    /// The password from stdin (--password-stdin) or a no-echo prompt; never from argv,
+    /// where other users could read it in the process list.
+    static func password(_ context: CommandContext, confirm: Bool) throws(CLIError) -> String {
+        if context.invocation.flag("password-stdin") {
+            guard let line = context.terminal.readInputLine(), !line.isEmpty else {
+                throw .usage("--password-stdin was given but stdin held no password")
+            }
+            return line
+        }
+        guard context.terminal.inputIsTerminal || context.terminal.errorIsTerminal,
+              let password = context.terminal.readSecret(prompt: "Password: ")
+        else {
+            throw .usage("no terminal to ask for the password on", hint: "pipe it in and pass --password-stdin.")
+        }
+        if confirm {
+            guard context.terminal.readSecret(prompt: "Password again: ") == password else {
+                throw .usage("the two passwords differ")
+            }
+        }
+        return password
+    }
+
+    static func save(_ auth: AuthResponse, _ context: CommandContext, verb: String) throws(CLIError) -> ExitCode {
+        let address = try context.serverAddress()
+        let session = Session(server: address.description, token: auth.token, user: auth.user, createdAt: .now())
+        do {
+            try context.profile.saveSession(session)
+        } catch {
+            throw CLIError(error)
+        }
+        if context.output.json {
+            context.output.document(AccountView(user: auth.user, profile: context.profile.name, server: address.description))
+        } else {
+            context.output.note("\(verb) as \(auth.user.displayName) <\(auth.user.email)> on \(address) (profile '\(context.profile.name)').")
+        }
+        return .ok
+    }
+}
+
+/// The JSON of register, login and whoami.
+struct AccountView: Encodable {
+    var user: User
+    var profile: String
+    var server: String
+    var offline: Bool? = nil
+}

@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NexusCore
+
+enum TailCommand {
+    static let spec = CommandSpec(
+        name: "tail", summary: "Print recent messages; with -f, keep printing new ones as they arrive",
+        usage: ["[<conversation>] [-f] [-n N]"],
+        details: """
+            Without <conversation>, follows all your conversations. \(Conversations.argumentHelp)
+            With --json, prints one JSON object a line (NDJSON).
+
+            With -f the position is saved in the profile after every batch, so a restarted
+            `tail -f` resumes where the last one stopped: nothing skipped, nothing repeated.
+            Give -n to start from the newest N messages instead. Connection losses and server
+            restarts are retried until interrupted.
+            """,
+        options: [
+            OptionSpec("follow", short: "f", help: "keep running and print messages as they arrive"),
+            OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 10)"),
+        ],
+        arguments: 0...1,
+        requirements: [.session],
+        run: run)
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let me = try context.requireSession().user
+        let lines = try context.intOption("lines", default: 10, range: 0...Limits.maxPageSize)
+        let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
+        let follow = context.invocation.flag("follow")
+        let printer = MessagePrinter(context: context, me: me, showConversation: conversationId == nil)
+        try printer.learnMembers(conversationId: conversationId)
+
+        let key = conversationId.map { "c\($0)" } ?? "all"
+        var cursor: Int64
+        if follow, context.invocation.value("lines") == nil, let saved = context.profile.loadCursor(key: key) {
+            cursor = saved
+        } else {
+            let recent = try context.call { api throws(APIError) in try api.sync(last: lines, conversationId: conversationId) }
+            printer.print(recent.events)
+            cursor = recent.cursor
+        }
+        guard follow else { return .ok }
+        try saveCursor(cursor, key: key, context)
+
+        let api = try context.api()
+        var backoffMs: UInt32 = 200
+        var offline = false
+        while true {
+            do throws(APIError) {
+                let batch = try api.sync(after: cursor, conversationId: conversationId, waitSeconds: 25)
+                if offline {
+                    context.output.note("Reconnected to \(api.address).")
+                    offline = false
+                }
+                backoffMs = 200
+                if !batch.events.isEmpty {
+                    printer.print(batch.events)
+                    cursor = batch.cursor
+                    try? saveCursor(cursor, key: key, context)
+                }
+            } catch {
+                guard error.isTransient else { throw context.failure(error) }
+                if !offline {
+                    context.output.warn("\(error); retrying until the server is back")
+                    offline = true
+                }
+                usleep(backoffMs * 1000)
+                backoffMs = min(backoffMs * 2, 5000)
+            }
+        }
+    }
+
+    private static func saveCursor(_ cursor: Int64, key: String, _ context: CommandContext) throws(CLIError) {
+        do {
+            try context.profile.ensureDirectory()
+            try context.profile.saveCursor(cursor, key: key)
+        } catch {
+            throw CLIError(error)
+        }
+    }
+}
+
+/// Prints feed events as text lines or NDJSON, never the same message twice.
+final class MessagePrinter {
+    let context: CommandContext
+    let me: User
+    let showConversation: Bool
+    private var people: [Int64: User] = [:]
+    private var printedSeq: [Int64: Int64] = [:]
+
+    init(context: CommandContext, me: User, showConversation: Bool) {
+        self.context = context
+        self.me = me
+        self.showConversation = showConversation
+        people[me.id] = me
+    }
+
+    /// Learns the names of the people in the conversations being shown.
+    func learnMembers(conversationId: Int64?) throws(CLIError) {
+        let conversations = try context.call { api throws(APIError) in
+            if let conversationId { return [try api.conversation(conversationId)] }
+            return try api.conversations()
+        }
+        for c in conversations { learn(c) }
+    }
+
+    private func learn(_ conversation: Conversation) {
+        for user in conversation.members { people[user.id] = user }
+        Conversations.remember(conversation, context)
+    }
+
+    func print(_ events: [SyncEvent]) {
+        for event in events {
+            if let conversation = event.conversation { learn(conversation) }
+            guard event.type == .message, let message = event.message else { continue }
+            if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
+            printedSeq[message.conversationId] = message.seq
+            let sender = people[message.senderId]
+            if context.output.json {
+                context.output.record(MessageLine(message: message, sender: sender?.email))
+            } else {
+                let name = message.senderId == me.id ? "You" : sender?.displayName ?? "user \(message.senderId)"
+                let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
+                let body = message.text.replacingNewlines(indent: String(repeating: " ", count: prefix.count + 2))
+                context.output.line(context.output.paint(prefix, .dim) + context.output.paint(name, .bold) + ": " + body)
+            }
+        }
+    }
+}
+
+/// A message as `tail --json` prints it: the wire fields, a type, and the sender's email.
+struct MessageLine: Encodable {
+    var message: Message
+    var sender: String?
+
+    private enum Keys: String, CodingKey { case type, sender }
+
+    func encode(to encoder: any Encoder) throws {
+        try message.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode("message", forKey: .type)
+        try container.encodeIfPresent(sender, forKey: .sender)
+    }
+}
+
+extension String {
+    /// Continuation lines indented under the first, so a multi-line message stays readable.
+    func replacingNewlines(indent: String) -> String {
+        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+    }
+}

@@ -1,0 +1,23 @@
+import NexusCore
+
+enum UsersCommand {
+    static let spec = CommandSpec(
+        name: "users", summary: "List the other people on the server",
+        usage: ["[--search QUERY]"],
+        options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
+        requirements: [.session],
+        run: run)
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let search = context.invocation.value("search")
+        let users = try context.call { api throws(APIError) in try api.users(search: search) }
+        if context.output.json {
+            context.output.document(users)
+        } else if users.isEmpty {
+            context.output.note("No users found.")
+        } else {
+            context.output.table(users.map { [$0.displayName, $0.email] }, header: ["NAME", "EMAIL"])
+        }
+        return .ok
+    }
+}

@@ -1,0 +1,33 @@
+/// nexusctl's exit codes. They are part of the scripting contract: documented in
+/// docs/exit-codes.md and `nexusctl help exit-codes`, and never renumbered.
+public enum ExitCode: Int32, Sendable, CaseIterable {
+    case ok = 0
+    /// The command failed; for `send`, the message failed and will not be retried without `retry`.
+    case failure = 1
+    /// The command line is wrong.
+    case usage = 2
+    /// The conversation, user or message does not exist (or is not yours to see).
+    case notFound = 3
+    /// Not logged in, or the server rejected the credentials.
+    case auth = 4
+    /// The server failed (5xx) or answered something unexpected.
+    case server = 5
+    /// A local file could not be read or written.
+    case store = 6
+    /// The server could not be reached. For `send` and `queue flush`, the messages are
+    /// safely queued and will be delivered later.
+    case unavailable = 75
+
+    public var meaning: String {
+        switch self {
+        case .ok: return "success"
+        case .failure: return "failed (for send: the message failed and stays failed until `retry`)"
+        case .usage: return "usage error: the command line is wrong"
+        case .notFound: return "not found: no such conversation, user or message"
+        case .auth: return "authentication needed or refused: run `nexusctl login`"
+        case .server: return "server error: nexusd failed or answered something unexpected"
+        case .store: return "local store error: a file under $NEXUS_HOME could not be read or written"
+        case .unavailable: return "server unreachable: try again later (for send: the message is queued)"
+        }
+    }
+}

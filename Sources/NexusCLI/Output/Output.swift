@@ -1,0 +1,107 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything a command prints goes through here, so the rules hold everywhere: with
+/// --json stdout carries only JSON; notes and warnings go to stderr; colour only on a
+/// terminal and never with NO_COLOR or --no-color.
+public final class Output {
+    public let terminal: any Terminal
+    public let json: Bool
+    public let quiet: Bool
+    public let color: Bool
+
+    public init(terminal: any Terminal, json: Bool, quiet: Bool, color: Bool) {
+        self.terminal = terminal
+        self.json = json
+        self.quiet = quiet
+        self.color = color
+    }
+
+    /// A line of text output on stdout (not used with --json).
+    public func line(_ text: String = "") { terminal.writeOut(text + "\n") }
+
+    /// Information for people on stderr, such as "Logged in as …"; silenced by --quiet.
+    public func note(_ text: String) {
+        if !quiet { terminal.writeErr(text + "\n") }
+    }
+
+    public func warn(_ text: String) { terminal.writeErr(paint("warning:", .yellow) + " " + text + "\n") }
+
+    public func error(_ error: CLIError) {
+        terminal.writeErr(paint("error:", .red) + " " + error.message + "\n")
+        if let hint = error.hint { terminal.writeErr("hint: " + hint + "\n") }
+    }
+
+    /// One JSON document on stdout.
+    public func document<T: Encodable>(_ value: T) {
+        terminal.writeOut(encode(value, pretty: terminal.outputIsTerminal) + "\n")
+    }
+
+    /// One line of an NDJSON stream on stdout.
+    public func record<T: Encodable>(_ value: T) {
+        terminal.writeOut(encode(value, pretty: false) + "\n")
+    }
+
+    private func encode<T: Encodable>(_ value: T, pretty: Bool) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    public enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
+    }
+
+    public func paint(_ text: String, _ style: Style) -> String {
+        color ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// Prints rows as columns aligned on display width; the last column is not padded.
+    public func table(_ rows: [[String]], header: [String]? = nil) {
+        let all = (header.map { [$0] } ?? []) + rows
+        guard let columns = all.map(\.count).max(), columns > 0 else { return }
+        var widths = Array(repeating: 0, count: columns)
+        for row in all {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], displayWidth(cell)) }
+        }
+        func render(_ row: [String], style: Style?) {
+            var out = ""
+            for (i, cell) in row.enumerated() {
+                let padded = i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - displayWidth(cell) + 2)
+                out += padded
+            }
+            line(style.map { paint(out, $0) } ?? out)
+        }
+        if let header { render(header, style: .bold) }
+        for row in rows { render(row, style: nil) }
+    }
+}
+
+/// Columns a string takes in a terminal: wide East Asian characters and most emoji take
+/// two, combining marks none. An approximation without a Unicode table, good enough to
+/// keep columns straight.
+func displayWidth(_ s: String) -> Int {
+    var width = 0
+    for scalar in s.unicodeScalars {
+        let v = scalar.value
+        switch v {
+        case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: continue
+        case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+             0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            width += 2
+        default:
+            width += 1
+        }
+    }
+    return width
+}
+
+/// Shortens text to `limit` characters on one line, with an ellipsis when cut.
+func preview(_ text: String, limit: Int) -> String {
+    let flat = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" }).joined(separator: " ")
+    return flat.count <= limit ? flat : String(flat.prefix(limit - 1)) + "…"
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a command's input and output go. The real process uses `SystemTerminal`;
+/// tests use `CapturedTerminal` and run commands in-process.
+public protocol Terminal: AnyObject {
+    func writeOut(_ text: String)
+    func writeErr(_ text: String)
+    /// All of standard input.
+    func readAllInput() -> [UInt8]
+    /// One line of standard input without its newline; nil at end of input.
+    func readInputLine() -> String?
+    /// Asks for a secret on the controlling terminal without echoing it; nil when there is no terminal.
+    func readSecret(prompt: String) -> String?
+    var inputIsTerminal: Bool { get }
+    var outputIsTerminal: Bool { get }
+    var errorIsTerminal: Bool { get }
+}
+
+public final class SystemTerminal: Terminal {
+    public init() {}
+
+    public func writeOut(_ text: String) { Self.write(1, text) }
+    public func writeErr(_ text: String) { Self.write(2, text) }
+
+    private static func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                // A closed pipe (`nexusctl tail -f | head`): stop quietly, as cat does.
+                if errno == EPIPE { exit(0) }
+                return
+            }
+            done += n
+        }
+        bytes.removeAll()
+    }
+
+    public func readAllInput() -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            result += chunk[0..<n]
+        }
+        return result
+    }
+
+    private var pending: [UInt8] = []
+    private var inputEnded = false
+
+    public func readInputLine() -> String? {
+        while true {
+            if let nl = pending.firstIndex(of: 10) {
+                var line = Array(pending[..<nl])
+                pending.removeSubrange(...nl)
+                if line.last == 13 { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            if inputEnded {
+                if pending.isEmpty { return nil }
+                defer { pending.removeAll() }
+                return String(decoding: pending, as: UTF8.self)
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { inputEnded = true } else { pending += chunk[0..<n] }
+        }
+    }
+
+    public func readSecret(prompt: String) -> String? {
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else { return nil }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        _ = Glibc.write(fd, prompt, prompt.utf8.count)
+        tcsetattr(fd, TCSAFLUSH, &quiet)
+        defer {
+            tcsetattr(fd, TCSAFLUSH, &saved)
+            _ = Glibc.write(fd, "\n", 1)
+        }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(fd, &byte, 1) == 1 {
+            if byte == 10 || byte == 13 { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    public var inputIsTerminal: Bool { isatty(0) == 1 }
+    public var outputIsTerminal: Bool { isatty(1) == 1 }
+    public var errorIsTerminal: Bool { isatty(2) == 1 }
+}
+
+/// Captures output and serves canned input, for in-process tests.
+public final class CapturedTerminal: Terminal {
+    public var out = ""
+    public var err = ""
+    public var input: [UInt8]
+    public var secret: String?
+    public var inputIsTerminal = false
+    public var outputIsTerminal = false
+    public var errorIsTerminal = false
+
+    public init(input: String = "", secret: String? = nil) {
+        self.input = Array(input.utf8)
+        self.secret = secret
+    }
+
+    public func writeOut(_ text: String) { out += text }
+    public func writeErr(_ text: String) { err += text }
+    public func readAllInput() -> [UInt8] {
+        defer { input.removeAll() }
+        return input
+    }
+    public func readInputLine() -> String? {
+        guard !input.isEmpty else { return nil }
+        let nl = input.firstIndex(of: 10) ?? input.count
+        let line = String(decoding: input[..<nl], as: UTF8.self)
+        input.removeSubrange(..<min(nl + 1, input.count))
+        return line
+    }
+    public func readSecret(prompt: String) -> String? { secret }
+}

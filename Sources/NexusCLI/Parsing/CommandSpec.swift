@@ -1,0 +1,79 @@
+/// One option in a command's declaration. Parsing, `--help` and completion all come
+/// from these, so an option is declared once.
+public struct OptionSpec: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A boolean switch; `--no-NAME` is accepted too.
+        case flag
+        /// Takes a value: `--name VALUE`, `--name=VALUE`, `-n VALUE` or `-nVALUE`.
+        case value(placeholder: String)
+    }
+
+    public var name: String
+    public var short: Character?
+    public var kind: Kind
+    public var help: String
+
+    public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String) {
+        self.name = name
+        self.short = short
+        self.kind = kind
+        self.help = help
+    }
+
+    public var takesValue: Bool {
+        if case .value = kind { return true }
+        return false
+    }
+}
+
+/// What a command needs before it runs; the runner provides it, so no command sets
+/// itself up (git's RUN_SETUP).
+public enum Requirement: Sendable {
+    /// A logged-in profile: its session and an API client carrying the token.
+    case session
+}
+
+/// A command as declared in the command table.
+public struct CommandSpec: Sendable {
+    public var name: String
+    public var summary: String
+    /// Synopsis lines after the command path, e.g. "<conversation> <text>...".
+    public var usage: [String]
+    /// Paragraphs shown under the synopsis in `--help`.
+    public var details: String
+    public var options: [OptionSpec]
+    /// How many positional arguments it takes.
+    public var arguments: ClosedRange<Int>
+    public var subcommands: [CommandSpec]
+    public var requirements: [Requirement]
+    public var run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
+
+    public init(
+        name: String, summary: String, usage: [String] = [""], details: String = "", options: [OptionSpec] = [],
+        arguments: ClosedRange<Int> = 0...0, subcommands: [CommandSpec] = [], requirements: [Requirement] = [],
+        run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
+    ) {
+        self.name = name
+        self.summary = summary
+        self.usage = usage
+        self.details = details
+        self.options = options
+        self.arguments = arguments
+        self.subcommands = subcommands
+        self.requirements = requirements
+        self.run = run
+    }
+}
+
+/// The options every command accepts.
+public enum GlobalOptions {
+    public static let all: [OptionSpec] = [
+        OptionSpec("server", .value(placeholder: "URL"), help: "nexusd to talk to (default: the profile's, $NEXUS_SERVER, or http://127.0.0.1:8787)"),
+        OptionSpec("profile", .value(placeholder: "NAME"), help: "account profile to use (default: $NEXUS_PROFILE or 'default')"),
+        OptionSpec("json", help: "print JSON on stdout: one document, or one object a line for streams"),
+        OptionSpec("quiet", short: "q", help: "print nothing but errors and requested data"),
+        OptionSpec("color", help: "colour text output (default: on a terminal unless $NO_COLOR is set; --no-color turns it off)"),
+        OptionSpec("help", short: "h", help: "show help for the command"),
+        OptionSpec("version", help: "print the version and exit"),
+    ]
+}

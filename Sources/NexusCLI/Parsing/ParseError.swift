@@ -1,0 +1,47 @@
+/// A mistake on the command line: where it is and what would fix it. Equatable, so a
+/// test can expect one exactly.
+public enum ParseError: Error, Equatable, Sendable {
+    case unknownCommand(String, suggestion: String?)
+    case unknownOption(String, command: String, suggestion: String?)
+    case ambiguousOption(String, command: String, candidates: [String])
+    case missingValue(option: String, command: String)
+    case unexpectedValue(option: String, command: String)
+    case missingArgument(command: String, usage: String)
+    case tooManyArguments(command: String, extra: String, usage: String)
+
+    public var message: String {
+        switch self {
+        case .unknownCommand(let name, _):
+            return "'\(name)' is not a nexusctl command"
+        case .unknownOption(let option, let command, _):
+            return "unknown option '\(option)' for '\(command)'"
+        case .ambiguousOption(let option, let command, let candidates):
+            return "option '\(option)' for '\(command)' is ambiguous: it could be \(candidates.map { "--" + $0 }.joined(separator: " or "))"
+        case .missingValue(let option, _):
+            return "option '--\(option)' needs a value"
+        case .unexpectedValue(let option, _):
+            return "option '--\(option)' takes no value"
+        case .missingArgument(let command, _):
+            return "'\(command)' needs more arguments"
+        case .tooManyArguments(let command, let extra, _):
+            return "'\(command)' does not take the argument '\(extra)'"
+        }
+    }
+
+    /// One line that tells the fix.
+    public var hint: String {
+        switch self {
+        case .unknownCommand(_, let suggestion?):
+            return "did you mean '\(suggestion)'? See 'nexusctl --help'."
+        case .unknownCommand:
+            return "see 'nexusctl --help' for the commands."
+        case .unknownOption(_, let command, let suggestion?):
+            return "did you mean --\(suggestion)? See 'nexusctl \(command) --help'."
+        case .unknownOption(_, let command, nil), .ambiguousOption(_, let command, _), .missingValue(_, let command),
+             .unexpectedValue(_, let command):
+            return "see 'nexusctl \(command) --help'."
+        case .missingArgument(let command, let usage), .tooManyArguments(let command, _, let usage):
+            return "usage: nexusctl \(command) \(usage)"
+        }
+    }
+}

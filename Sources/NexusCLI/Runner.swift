@@ -1,0 +1,62 @@
+import NexusCore
+
+/// The entry point: parses, sets up what the command requires, runs it, and turns
+/// errors into messages and exit codes. Commands never exit or touch stdout directly.
+public enum NexusCLI {
+    public static let version = "0.1.0"
+
+    public static func run(arguments: [String], environment: [String: String], terminal: any Terminal) -> Int32 {
+        let parser = Parser(commands: CommandTable.all)
+        let plain = Output(terminal: terminal, json: false, quiet: false, color: false)
+        let invocation: Invocation
+        let spec: CommandSpec?
+        do {
+            (invocation, spec) = try parser.parse(arguments)
+        } catch {
+            plain.error(CLIError(error))
+            return ExitCode.usage.rawValue
+        }
+
+        let json = invocation.flag("json")
+        let color = invocation.explicitFlag("color")
+            ?? (terminal.outputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb")
+        let output = Output(terminal: terminal, json: json, quiet: invocation.flag("quiet"), color: color)
+
+        if invocation.flag("version") {
+            if json { output.document(["version": version]) } else { output.line("nexusctl \(version)") }
+            return ExitCode.ok.rawValue
+        }
+        guard let spec, !invocation.flag("help") else {
+            terminal.writeOut(spec.map { Help.command(invocation.path, $0) } ?? Help.overview(CommandTable.all))
+            return ExitCode.ok.rawValue
+        }
+        guard let run = spec.run else {
+            terminal.writeOut(Help.command(invocation.path, spec))
+            return ExitCode.ok.rawValue
+        }
+
+        let profileName = invocation.value("profile") ?? environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Profile.defaultName
+        if let problem = Profile.problem(withName: profileName) {
+            output.error(.usage(problem))
+            return ExitCode.usage.rawValue
+        }
+        let context = CommandContext(
+            invocation: invocation, output: output, environment: environment,
+            profile: Profile(name: profileName, home: Profile.home(environment: environment)))
+        do throws(CLIError) {
+            if spec.requirements.contains(where: { $0 == .session }) {
+                do {
+                    context.session = try context.profile.loadSession()
+                } catch {
+                    throw CLIError(error)
+                }
+                _ = try context.requireSession()
+            }
+            return try run(context).rawValue
+        } catch {
+            output.error(error)
+            return error.code.rawValue
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Hummingbird
+import ServiceLifecycle
 import NexusCore
 
 /// The long-poll feed: everything a user should see, after a cursor.
@@ -34,10 +35,15 @@ struct SyncController {
             let seen = services.notifier.version(of: me.id)
             let events = try await repository.events(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
             let remaining = deadline - ContinuousClock.now
-            if !events.isEmpty || remaining <= .zero {
+            if !events.isEmpty || remaining <= .zero || services.notifier.isShutDown {
                 return try jsonResponse(SyncResponse(events: events, cursor: events.last?.id ?? after))
             }
-            await services.notifier.wait(user: me.id, seen: seen, timeout: remaining)
+            let notifier = services.notifier
+            await withGracefulShutdownHandler {
+                await notifier.wait(user: me.id, seen: seen, timeout: remaining)
+            } onGracefulShutdown: {
+                notifier.shutdown()
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ final class FeedNotifier: Sendable {
         var nextToken = 0
         /// Each waiter's timeout, cancelled when a notification wakes it first.
         var timers: [Int: Task<Void, Never>] = [:]
+        var shutDown = false
     }
 
     private let state = Mutex(State())
@@ -44,7 +45,7 @@ final class FeedNotifier: Sendable {
     func wait(user: Int64, seen: UInt64, timeout: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let token: Int? = state.withLock { state in
-                if (state.versions[user] ?? 0) != seen { return nil }
+                if state.shutDown || (state.versions[user] ?? 0) != seen { return nil }
                 let token = state.nextToken
                 state.nextToken += 1
                 state.waiters[user, default: [:]][token] = continuation
@@ -63,6 +64,23 @@ final class FeedNotifier: Sendable {
             if !armed { timer.cancel() }
         }
     }
+
+    /// Wakes every waiter and makes later waits return at once, so that held long-polls
+    /// answer and a graceful shutdown does not wait out their timeouts.
+    func shutdown() {
+        let (waiters, timers) = state.withLock { state in
+            state.shutDown = true
+            let waiters = state.waiters.values.flatMap(\.values)
+            let timers = Array(state.timers.values)
+            state.waiters.removeAll()
+            state.timers.removeAll()
+            return (waiters, timers)
+        }
+        for timer in timers { timer.cancel() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var isShutDown: Bool { state.withLock { $0.shutDown } }
 
     private func expire(user: Int64, token: Int) {
         let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in

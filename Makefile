@@ -1,0 +1,44 @@
+# Nexus: nexusctl (root package) and nexusd (Server/).
+# `make demo` runs the main job on the embedded SQLite default; `make test` runs every test.
+
+SWIFT ?= swift
+PREFIX ?= /usr/local
+SERVER := --package-path Server
+
+.PHONY: all build test test-unit test-server demo bench install completions clean
+
+all: build
+
+build:
+	$(SWIFT) build
+	$(SWIFT) build $(SERVER) --product nexusd
+
+# Every test: nexusctl's unit and integration tests (which drive the real binaries),
+# then nexusd's in-process tests.
+test: build
+	$(SWIFT) test
+	$(SWIFT) test $(SERVER)
+
+demo: build
+	bash Tests/scripts/demo.sh
+
+# Speed and memory figures, from release builds; prints a table.
+bench:
+	bash Tests/scripts/bench.sh
+
+completions:
+	$(SWIFT) build
+	for shell in bash zsh fish; do .build/debug/nexusctl completion $$shell > completions/nexusctl.$$shell; done
+
+install:
+	$(SWIFT) build -c release
+	$(SWIFT) build $(SERVER) -c release --product nexusd
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/release/nexusctl Server/.build/release/nexusd $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 completions/nexusctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nexusctl
+	install -m 644 completions/nexusctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nexusctl
+	install -m 644 completions/nexusctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/nexusctl.fish
+
+clean:
+	rm -rf .build Server/.build

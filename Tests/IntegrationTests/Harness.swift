@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+/// Paths of the real binaries: $NEXUSCTL_BIN and $NEXUSD_BIN, else the debug builds
+/// that `make test` makes first.
+enum Binaries {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let nexusctl = ProcessInfo.processInfo.environment["NEXUSCTL_BIN"] ?? root + "/.build/debug/nexusctl"
+    static let nexusd = ProcessInfo.processInfo.environment["NEXUSD_BIN"] ?? root + "/Server/.build/debug/nexusd"
+}
+
+func makeTempDir(_ label: String) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-\(label)-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+/// Lines a child process writes to a pipe, gathered as they come.
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+
+    func attach(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.lock()
+            self.buffer.append(data)
+            self.lock.unlock()
+            if data.isEmpty { handle.readabilityHandler = nil }
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    var lines: [String] { text.split(separator: "\n").map(String.init) }
+
+    /// Waits until `condition` holds for the lines so far; false on timeout.
+    func wait(timeout: Double = 10, until condition: ([String]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(lines) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return condition(lines)
+    }
+}
+
+/// A real nexusd on a free loopback port with its own SQLite file.
+final class TestServer {
+    let process = Process()
+    let directory: String
+    let databasePath: String
+    private(set) var url = ""
+    private let out = LineCollector()
+    let log = LineCollector()
+
+    init(directory: String? = nil, port: Int = 0) throws {
+        self.directory = try directory ?? makeTempDir("server")
+        self.databasePath = self.directory + "/nexus.sqlite"
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusd)
+        process.arguments = ["--listen", "127.0.0.1:\(port)", "--db", databasePath, "--bcrypt-cost", "4", "--log-level", "warning"]
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        out.attach(stdout)
+        log.attach(stderr)
+        try process.run()
+        guard out.wait(until: { $0.contains { $0.hasPrefix("nexusd listening on ") } }) else {
+            process.terminate()
+            throw HarnessError("nexusd did not start: \(log.text)")
+        }
+        url = String(out.lines.first { $0.hasPrefix("nexusd listening on ") }!.dropFirst("nexusd listening on ".count))
+    }
+
+    var port: Int { Int(url.split(separator: ":").last!)! }
+
+    /// SIGTERM, and wait for the graceful exit.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    func kill9() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { kill9() }
+}
+
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Result {
+    var code: Int32
+    var out: String
+    var err: String
+    var lines: [String] { out.split(separator: "\n").map(String.init) }
+
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(out.utf8), options: [.fragmentsAllowed])
+    }
+}
+
+/// One person at a terminal: their own NEXUS_HOME, talking to one server.
+struct User {
+    let email: String
+    let home: String
+    var server: String
+
+    init(_ name: String, server: String) throws {
+        self.email = "\(name)@example.com"
+        self.home = try makeTempDir("home-\(name)")
+        self.server = server
+    }
+
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["NEXUS_HOME"] = home
+        env["NEXUS_SERVER"] = server
+        env["NO_COLOR"] = "1"
+        env.removeValue(forKey: "NEXUS_PROFILE")
+        return env
+    }
+
+    @discardableResult
+    func run(_ args: [String], stdin: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
+        process.arguments = args
+        process.environment = environment
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // stderr on another thread, so neither pipe can fill up and stall the child.
+        let errBox = DataBox()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(
+            code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+            err: String(decoding: errBox.data, as: UTF8.self))
+    }
+
+    /// Starts a long-running command such as `tail -f`; stop it with `terminate()`.
+    func spawn(_ args: [String]) throws -> (Process, LineCollector, LineCollector) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
+        process.arguments = args
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let outLines = LineCollector(), errLines = LineCollector()
+        outLines.attach(out)
+        errLines.attach(err)
+        try process.run()
+        return (process, outLines, errLines)
+    }
+
+    func register(name: String? = nil) throws {
+        let r = try run(["register", email, "--password-stdin"] + (name.map { ["--name", $0] } ?? []), stdin: "password123\n")
+        guard r.code == 0 else { throw HarnessError("register \(email) failed: \(r.err)") }
+    }
+}

@@ -1,0 +1,63 @@
+import Testing
+@testable import NexusCLI
+import NexusCore
+
+/// Commands run in-process, with captured output. None of these need a server.
+struct CommandTests {
+    func run(_ args: [String], home: String = "/nonexistent-nexus-home", env: [String: String] = [:]) -> (Int32, CapturedTerminal) {
+        let terminal = CapturedTerminal()
+        var environment = env
+        environment["NEXUS_HOME"] = home
+        let code = NexusCLI.run(arguments: args, environment: environment, terminal: terminal)
+        return (code, terminal)
+    }
+
+    /// Every command answers --help with its synopsis, on stdout, with exit 0.
+    @Test(arguments: CommandTable.all.flatMap { c in [[c.name]] + c.subcommands.map { [c.name, $0.name] } })
+    func helpForEveryCommand(_ path: [String]) {
+        let (code, t) = run(path + ["--help"])
+        #expect(code == 0)
+        #expect(t.out.hasPrefix("usage: nexusctl " + path.joined(separator: " ")))
+        #expect(t.out.contains("--json"))
+        #expect(t.err.isEmpty)
+    }
+
+    @Test func usageErrorsExitTwoWithHintOnStderr() {
+        let (code, t) = run(["tail", "--folow"])
+        #expect(code == ExitCode.usage.rawValue)
+        #expect(t.out.isEmpty)
+        #expect(t.err == "error: unknown option '--folow' for 'tail'\nhint: did you mean --follow? See 'nexusctl tail --help'.\n")
+    }
+
+    @Test func commandsNeedingASessionSayHowToLogIn() {
+        let (code, t) = run(["convos"])
+        #expect(code == ExitCode.auth.rawValue)
+        #expect(t.err.contains("not logged in"))
+        #expect(t.err.contains("nexusctl login"))
+    }
+
+    @Test func versionInTextAndJSON() {
+        #expect(run(["--version"]).1.out == "nexusctl \(NexusCLI.version)\n")
+        #expect(run(["--version", "--json"]).1.out == "{\"version\":\"\(NexusCLI.version)\"}\n")
+    }
+
+    @Test func exitCodesTopic() {
+        let (code, t) = run(["help", "exit-codes"])
+        #expect(code == 0)
+        for c in ExitCode.allCases { #expect(t.out.contains(c.meaning)) }
+    }
+
+    @Test func badProfileNameIsAUsageError() {
+        let (code, t) = run(["--profile", "../x", "convos"])
+        #expect(code == ExitCode.usage.rawValue)
+        #expect(t.err.contains("can't name a profile"))
+    }
+
+    @Test func bashCompletionListsCommandsAndOptions() {
+        let (code, t) = run(["completion", "bash"])
+        #expect(code == 0)
+        for c in CommandTable.all { #expect(t.out.contains(c.name)) }
+        #expect(t.out.contains("--follow"))
+        #expect(t.out.contains("complete -F _nexusctl nexusctl"))
+    }
+}

@@ -8,12 +8,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nexusd", targets: ["nexusd"]),
+        .executable(name: "nexus-bench", targets: ["nexus-bench"]),
     ],
     dependencies: [
         .package(name: "nexus", path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -37,7 +39,16 @@ let package = Package(
             dependencies: [
                 "NexusServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        // `make bench`: the speed and memory figures, against the real binaries.
+        .executableTarget(
+            name: "nexus-bench",
+            dependencies: [.product(name: "NexusCore", package: "nexus")],
+            // A top-level script of shared state, measured from one thread at a time.
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "NexusServerTests",

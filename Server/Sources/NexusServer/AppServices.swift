@@ -12,13 +12,16 @@ struct AppServices: Sendable {
 
     /// The caller's user and token hash, from `Authorization: Bearer …`; 401 otherwise.
     func authenticate(_ request: Request) async throws -> (user: User, tokenHash: String) {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+        // The scheme name is case-insensitive (RFC 9110).
+        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
+        else {
             throw APIError.unauthorized
         }
-        let hash = Tokens.hash(String(header.dropFirst(7)))
-        if let user = sessions.user(forHash: hash) { return (user, hash) }
+        let hash = Tokens.hash(String(header.dropFirst(7)).trimmingSpaces())
+        let (cached, generation) = sessions.lookup(hash: hash)
+        if let cached { return (cached, hash) }
         guard let user = try await repository.user(tokenHash: hash) else { throw APIError.unauthorized }
-        sessions.remember(user, forHash: hash)
+        sessions.remember(user, forHash: hash, generation: generation)
         return (user, hash)
     }
 

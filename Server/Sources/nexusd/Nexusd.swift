@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import NexusServer
+import NIOCore
+import NIOPosix
 
 /// nexusd: the Nexus sync server.
 @main
@@ -36,6 +38,22 @@ struct Nexusd: AsyncParsableCommand {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
+    }
+
+    static func main() async {
+        // Run Swift concurrency on NIO's event loop threads: a request then stays on one
+        // thread instead of hopping between NIO's and the concurrency pool's.
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
     }
 
     static func parseListen(_ text: String) -> (String, Int)? {

@@ -30,22 +30,36 @@ enum Tokens {
 /// Who a token belongs to, remembered so that a request does not cost a database read.
 /// Logout evicts the entry at once. A single SQLite process is the only writer of
 /// sessions, so the cache cannot go stale behind its back.
+///
+/// A lookup that read the database before a logout must not put the token back
+/// afterwards, so every logout bumps a generation, and `remember` stores only when the
+/// generation is the one its lookup started under.
 final class SessionCache: Sendable {
-    private let entries = Mutex<[String: User]>([:])
-    private let capacity = 100_000
-
-    func user(forHash hash: String) -> User? {
-        entries.withLock { $0[hash] }
+    private struct State {
+        var entries: [String: User] = [:]
+        var generation: UInt64 = 0
     }
 
-    func remember(_ user: User, forHash hash: String) {
-        entries.withLock {
-            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
-            $0[hash] = user
+    private let state = Mutex(State())
+    private let capacity = 100_000
+
+    /// The cached user, or the generation to pass to `remember` after a database read.
+    func lookup(hash: String) -> (user: User?, generation: UInt64) {
+        state.withLock { ($0.entries[hash], $0.generation) }
+    }
+
+    func remember(_ user: User, forHash hash: String, generation: UInt64) {
+        state.withLock {
+            guard $0.generation == generation else { return }
+            if $0.entries.count >= capacity { $0.entries.removeAll(keepingCapacity: true) }
+            $0.entries[hash] = user
         }
     }
 
     func forget(hash: String) {
-        _ = entries.withLock { $0.removeValue(forKey: hash) }
+        state.withLock {
+            $0.generation &+= 1
+            $0.entries.removeValue(forKey: hash)
+        }
     }
 }

@@ -22,6 +22,10 @@ struct MessagesController {
         case .created(let message):
             services.notifier.notify(users: members)
             return try jsonResponse(SendResponse(message: message, duplicate: false), status: .created)
+        case .duplicate(let message) where message.conversationId != id:
+            throw APIError(
+                status: .conflict, code: "local_id_reused",
+                message: "This localId was already used for a message in another conversation; send with a new one.")
         case .duplicate(let message):
             return try jsonResponse(SendResponse(message: message, duplicate: true))
         }

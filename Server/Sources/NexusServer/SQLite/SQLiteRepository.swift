@@ -15,7 +15,14 @@ final class SQLiteRepository: Repository {
 
     static func open(path: String, readers readerCount: Int = 2, logger: Logger) async throws -> SQLiteRepository {
         let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
-        let writeConnection = try await SQLiteConnection.open(storage: storage, logger: logger)
+        // SQLite gets threads of its own: on the shared pool, a few bcrypt hashes would
+        // stall every query, and one writer thread hands work over with less contention.
+        let writerPool = NIOThreadPool(numberOfThreads: 1)
+        writerPool.start()
+        let readerPool = NIOThreadPool(numberOfThreads: readerCount)
+        readerPool.start()
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        let writeConnection = try await SQLiteConnection.open(storage: storage, threadPool: writerPool, logger: logger, on: eventLoop)
         _ = try await writeConnection.query("PRAGMA journal_mode=WAL")
         _ = try await writeConnection.query("PRAGMA synchronous=FULL")
         _ = try await writeConnection.query("PRAGMA foreign_keys=ON")
@@ -25,17 +32,22 @@ final class SQLiteRepository: Repository {
             readers = [writeConnection]
         } else {
             for _ in 0..<readerCount {
-                let reader = try await SQLiteConnection.open(storage: storage, logger: logger)
+                let reader = try await SQLiteConnection.open(
+                    storage: storage, threadPool: readerPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
                 _ = try await reader.query("PRAGMA query_only=ON")
                 readers.append(reader)
             }
         }
-        return SQLiteRepository(writer: SQLiteWriter(connection: writeConnection), readers: readers, logger: logger)
+        return SQLiteRepository(
+            writer: SQLiteWriter(connection: writeConnection), readers: readers, pools: [writerPool, readerPool], logger: logger)
     }
 
-    private init(writer: SQLiteWriter, readers: [SQLiteConnection], logger: Logger) {
+    private let pools: [NIOThreadPool]
+
+    private init(writer: SQLiteWriter, readers: [SQLiteConnection], pools: [NIOThreadPool], logger: Logger) {
         self.writer = writer
         self.readers = readers
+        self.pools = pools
         self.logger = logger
     }
 
@@ -49,12 +61,13 @@ final class SQLiteRepository: Repository {
 
     func close() async throws {
         try await writer.close()
-        for r in readers { try? await r.close() }
+        for r in readers where r !== writer.connection { try? await r.close() }
+        for pool in pools { try await pool.shutdownGracefully() }
     }
 
     func migrate() async throws {
         let migrations = SQLiteSchema.migrations
-        let applied = try await writer.perform { db in
+        let applied = try await writer.perform(multiStatement: true) { db in
             _ = try await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
             let rows = try await db.query("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations")
             let current = rows.first?.column("v")?.integer ?? 0
@@ -133,7 +146,7 @@ final class SQLiteRepository: Repository {
     func openDirect(_ a: Int64, _ b: Int64) async throws -> (id: Int64, created: Bool) {
         let key = "\(min(a, b)):\(max(a, b))"
         let now = Int(Timestamp.now().milliseconds)
-        return try await writer.perform { db in
+        return try await writer.perform(multiStatement: true) { db in
             let inserted = try await db.query(
                 """
                 INSERT INTO conversations (kind, direct_key, created_at, updated_at) VALUES ('direct', ?, ?, ?)
@@ -224,24 +237,7 @@ final class SQLiteRepository: Repository {
     // MARK: Messages
 
     func send(_ message: NewMessage) async throws -> SendOutcome {
-        try await writer.perform { db in
-            let now = Int(Timestamp.now().milliseconds)
-            let inserted = try await db.query(
-                """
-                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at)
-                SELECT id, last_seq + 1, ?, ?, ?, ? FROM conversations WHERE id = ?
-                ON CONFLICT (sender_id, local_id) DO NOTHING
-                RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at
-                """,
-                [.integer(Int(message.senderId)), .text(message.localId), .text(message.text), .integer(now),
-                 .integer(Int(message.conversationId))])
-            if let row = inserted.first { return .created(Self.message(row)) }
-            let existing = try await db.query(
-                "SELECT id, conversation_id, seq, sender_id, local_id, text, sent_at FROM messages WHERE sender_id = ? AND local_id = ?",
-                [.integer(Int(message.senderId)), .text(message.localId)])
-            guard let row = existing.first else { throw SQLiteRepositoryError.inconsistent("message \(message.localId)") }
-            return .duplicate(Self.message(row))
-        }
+        try await writer.send(message)
     }
 
     func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage {
@@ -326,7 +322,7 @@ final class SQLiteRepository: Repository {
             displayName: row.column("display_name")?.string ?? "")
     }
 
-    private static func message(_ row: SQLiteRow, prefix: String = "") -> Message {
+    static func message(_ row: SQLiteRow, prefix: String = "") -> Message {
         func int(_ name: String) -> Int64 { Int64(row.column(prefix + name)?.integer ?? 0) }
         return Message(
             id: int("id"), conversationId: int("conversation_id"), seq: int("seq"), senderId: int("sender_id"),

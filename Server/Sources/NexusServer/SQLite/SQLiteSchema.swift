@@ -67,7 +67,7 @@ enum SQLiteSchema {
             CREATE TRIGGER message_inserted AFTER INSERT ON messages BEGIN
                 INSERT INTO events (conversation_id, type, ref_id) VALUES (NEW.conversation_id, 'message', NEW.id);
                 UPDATE conversations SET last_seq = NEW.seq, last_message_id = NEW.id, updated_at = NEW.sent_at
-                    WHERE id = NEW.conversation_id;
+                    WHERE id = NEW.conversation_id AND last_seq < NEW.seq;
             END
             """,
         ]

@@ -5,13 +5,16 @@ import SQLiteNIO
 /// Every write waits for a durable commit (WAL with synchronous=FULL: an fsync per
 /// commit). One fsync per request would cap throughput at the disk's fsync rate, so
 /// writes that arrive while a commit is in flight are gathered and committed together:
-/// one fsync acknowledges them all. Serialising writes here also makes the feed's ids
-/// commit in order, which keeps sync cursors gap-safe.
+/// one fsync acknowledges them all. Messages in a group go in with one multi-row
+/// statement (see SQLiteWriter+Messages.swift), because each statement costs a trip to
+/// the thread pool. Serialising writes here also makes the feed's ids commit in order,
+/// which keeps sync cursors gap-safe.
 actor SQLiteWriter {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private var pending: [Job] = []
+    private var pendingMessages: [(NewMessage, CheckedContinuation<SendOutcome, any Error>)] = []
     private var draining = false
-    private let maxBatch = 1024
+    let maxBatch = 1000
 
     private struct Job {
         let run: @Sendable (SQLiteConnection) async -> Void
@@ -24,21 +27,27 @@ actor SQLiteWriter {
 
     /// Runs `operation` inside the next group transaction and returns once that
     /// transaction is committed. An operation that throws has its own statements rolled
-    /// back (a savepoint each) without harming the others in its group.
-    func perform<T: Sendable>(_ operation: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+    /// back without harming the others in its group: SQLite undoes a failed statement by
+    /// itself, and an operation that writes with more than one statement must pass
+    /// `multiStatement` to get a savepoint around it.
+    func perform<T: Sendable>(
+        multiStatement: Bool = false, _ operation: @escaping @Sendable (SQLiteConnection) async throws -> T
+    ) async throws -> T {
         let box = ResultBox<T>()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             pending.append(
                 Job(
                     run: { connection in
                         do {
-                            _ = try await connection.query("SAVEPOINT op")
+                            if multiStatement { _ = try await connection.query("SAVEPOINT op") }
                             let value = try await operation(connection)
-                            _ = try await connection.query("RELEASE op")
+                            if multiStatement { _ = try await connection.query("RELEASE op") }
                             box.result = .success(value)
                         } catch {
-                            _ = try? await connection.query("ROLLBACK TO op")
-                            _ = try? await connection.query("RELEASE op")
+                            if multiStatement {
+                                _ = try? await connection.query("ROLLBACK TO op")
+                                _ = try? await connection.query("RELEASE op")
+                            }
                             box.result = .failure(error)
                         }
                     },
@@ -49,29 +58,59 @@ actor SQLiteWriter {
                             continuation.resume(with: box.result!)
                         }
                     }))
-            if !draining {
-                draining = true
-                Task { await self.drain() }
-            }
+            startDraining()
+        }
+    }
+
+    /// Stores a message in the next group transaction; idempotent per (sender, localId).
+    func send(_ message: NewMessage) async throws -> SendOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            pendingMessages.append((message, continuation))
+            startDraining()
+        }
+    }
+
+    private func startDraining() {
+        if !draining {
+            draining = true
+            Task { await self.drain() }
         }
     }
 
     private func drain() async {
-        while !pending.isEmpty {
+        while !pending.isEmpty || !pendingMessages.isEmpty {
             let batch = Array(pending.prefix(maxBatch))
             pending.removeFirst(batch.count)
-            var commitError: (any Error)?
-            do {
-                _ = try await connection.query("BEGIN IMMEDIATE")
-                for job in batch { await job.run(connection) }
-                _ = try await connection.query("COMMIT")
-            } catch {
-                commitError = error
-                _ = try? await connection.query("ROLLBACK")
-            }
-            for job in batch { job.finish(commitError) }
+            let messages = Array(pendingMessages.prefix(maxBatch))
+            pendingMessages.removeFirst(messages.count)
+            if !batch.isEmpty { await commit(batch) }
+            if !messages.isEmpty { await commit(messages) }
         }
         draining = false
+    }
+
+    private func commit(_ batch: [Job]) async {
+        var commitError: (any Error)?
+        do {
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            for job in batch { await job.run(connection) }
+            _ = try await connection.query("COMMIT")
+        } catch {
+            commitError = error
+            _ = try? await connection.query("ROLLBACK")
+        }
+        for job in batch { job.finish(commitError) }
+    }
+
+    /// Messages need no explicit transaction: `insert` writes them with one statement,
+    /// which SQLite commits atomically and durably by itself.
+    private func commit(_ messages: [(NewMessage, CheckedContinuation<SendOutcome, any Error>)]) async {
+        do {
+            let outcomes = try await insert(messages.map(\.0))
+            for (index, (_, continuation)) in messages.enumerated() { continuation.resume(returning: outcomes[index]) }
+        } catch {
+            for (_, continuation) in messages { continuation.resume(throwing: error) }
+        }
     }
 
     func close() async throws {

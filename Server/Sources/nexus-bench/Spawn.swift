@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started with posix_spawn, waited for with wait4, so the timings carry
+/// no Foundation run-loop overhead and the peak memory comes from the kernel.
+struct Spawned {
+    var pid: pid_t
+    /// The read end of the child's stdout, when captured.
+    var stdout: Int32?
+}
+
+func spawn(_ path: String, _ args: [String], env: [String: String], captureStdout: Bool = false, stdinText: String? = nil) -> Spawned {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    var outPipe: [Int32] = [-1, -1]
+    var inPipe: [Int32] = [-1, -1]
+    if captureStdout {
+        pipe(&outPipe)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_addclose(&actions, outPipe[0])
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    }
+    if stdinText != nil {
+        pipe(&inPipe)
+        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+        posix_spawn_file_actions_addclose(&actions, inPipe[1])
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([path] + args).map { strdup($0) } + [nil]
+    let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    precondition(rc == 0, "can't start \(path): \(String(cString: strerror(rc)))")
+    if captureStdout { close(outPipe[1]) }
+    if let stdinText {
+        close(inPipe[0])
+        _ = stdinText.withCString { write(inPipe[1], $0, strlen($0)) }
+        close(inPipe[1])
+    }
+    return Spawned(pid: pid, stdout: captureStdout ? outPipe[0] : nil)
+}
+
+/// Waits for the child; returns its exit status and peak resident memory in KiB.
+func reap(_ child: Spawned) -> (status: Int32, maxRSSKiB: Int) {
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(child.pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    return ((status >> 8) & 0xff, Int(usage.ru_maxrss))
+}
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Runs a command to completion `runs` times; wall times in ms and the peak RSS.
+func timeCommand(_ path: String, _ args: [String], env: [String: String], runs: Int, stdinText: String? = nil,
+                 expectStatus: Int32 = 0) -> (ms: [Double], maxRSSKiB: Int) {
+    var times: [Double] = []
+    var peak = 0
+    for _ in 0..<runs {
+        let start = now()
+        let child = spawn(path, args, env: env, stdinText: stdinText)
+        let (status, rss) = reap(child)
+        times.append((now() - start) * 1000)
+        precondition(status == expectStatus, "\(path) \(args.joined(separator: " ")) exited \(status)")
+        peak = max(peak, rss)
+    }
+    return (times, peak)
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
+    return sorted[index]
+}

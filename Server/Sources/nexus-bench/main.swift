@@ -1,0 +1,226 @@
+import Foundation
+import NexusCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// nexus-bench: the speed and memory figures of `make bench`, on loopback, from one run,
+// so that ratios between rows are meaningful on a shared, noisy machine.
+// usage: nexus-bench NEXUSCTL NEXUSD WORKDIR
+
+let args = CommandLine.arguments
+guard args.count == 4 else {
+    FileHandle.standardError.write(Data("usage: nexus-bench NEXUSCTL NEXUSD WORKDIR\n".utf8))
+    exit(2)
+}
+let nexusctl = args[1], nexusd = args[2], work = args[3]
+var baseEnv = ProcessInfo.processInfo.environment
+baseEnv["NO_COLOR"] = "1"
+
+struct Row {
+    var name: String
+    var value: String
+    var target: String
+    var ok: Bool?
+}
+var rows: [Row] = []
+func report(_ name: String, _ value: String, target: String = "", ok: Bool? = nil) {
+    rows.append(Row(name: name, value: value, target: target, ok: ok))
+    FileHandle.standardError.write(Data("  \(name): \(value)\n".utf8))
+}
+func ms(_ v: Double) -> String { String(format: "%.2f ms", v) }
+
+// MARK: server
+
+func startServer(db: String) -> (Spawned, String) {
+    let child = spawn(nexusd, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error"], env: baseEnv, captureStdout: true)
+    var line = [UInt8]()
+    var byte: UInt8 = 0
+    while read(child.stdout!, &byte, 1) == 1 && byte != 10 { line.append(byte) }
+    let text = String(decoding: line, as: UTF8.self)
+    guard text.hasPrefix("nexusd listening on ") else { fatalError("nexusd did not start: \(text)") }
+    return (child, String(text.dropFirst("nexusd listening on ".count)))
+}
+
+func stopServer(_ child: Spawned) {
+    kill(child.pid, SIGTERM)
+    _ = reap(child)
+    if let fd = child.stdout { close(fd) }
+}
+
+let dbPath = work + "/bench.sqlite"
+var (server, url) = startServer(db: dbPath)
+let address = try! ServerAddress(parsing: url)
+
+func makeUser(_ name: String) -> (NexusAPI, User, String) {
+    let api = NexusAPI(address: address)
+    let auth = try! api.register(email: "\(name)@bench.example", password: "benchmark-password", displayName: name)
+    api.token = auth.token
+    // A profile for nexusctl with this session.
+    let home = work + "/home-\(name)"
+    let profile = Profile(name: "default", home: home)
+    try! profile.saveSession(Session(server: url, token: auth.token, user: auth.user, createdAt: .now()))
+    return (api, auth.user, home)
+}
+
+FileHandle.standardError.write(Data("nexus-bench: server at \(url)\n".utf8))
+let (aliceAPI, _, aliceHome) = makeUser("alice")
+let (bobAPI, bob, bobHome) = makeUser("bob")
+let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
+_ = bobAPI
+
+// NEXUS_BENCH_ONLY=throughput runs just that part, for profiling the server under load.
+let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
+
+// MARK: 1. whole-process commands
+if only == nil {
+
+var env = baseEnv
+env["NEXUS_HOME"] = aliceHome
+env["NEXUS_SERVER"] = url
+
+if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
+    let curl = timeCommand("/usr/bin/curl", ["-s", "-o", "/dev/null", url + "/healthz"], env: env, runs: 30)
+    report("curl, one loopback request (for scale)", ms(percentile(curl.ms, 50)))
+}
+let version = timeCommand(nexusctl, ["--version"], env: env, runs: 50)
+report("nexusctl --version, whole process (median)", ms(percentile(version.ms, 50)))
+let send = timeCommand(nexusctl, ["send", String(conversation), "benchmark message"], env: env, runs: 50)
+report("nexusctl send, whole process (median)", ms(percentile(send.ms, 50)), target: "≤ 15 ms", ok: percentile(send.ms, 50) <= 15)
+let tail = timeCommand(nexusctl, ["tail", String(conversation), "-n", "50", "--json"], env: env, runs: 20)
+let peakKiB = max(version.maxRSSKiB, send.maxRSSKiB, tail.maxRSSKiB)
+report("nexusctl peak memory (send, tail -n 50)", String(format: "%.1f MiB", Double(peakKiB) / 1024), target: "≤ 40 MiB",
+       ok: Double(peakKiB) / 1024 <= 40)
+
+// MARK: 2. delivery latency to a running tail -f
+
+do {
+    var tailEnv = baseEnv
+    tailEnv["NEXUS_HOME"] = bobHome
+    tailEnv["NEXUS_SERVER"] = url
+    let tailer = spawn(nexusctl, ["tail", "-f", "--json", "-n", "0", String(conversation)], env: tailEnv, captureStdout: true)
+    let lock = NSLock()
+    final class Times: @unchecked Sendable { var printedAt: [String: Double] = [:] }
+    let times = Times()
+    let reader = Thread {
+        var pending = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(tailer.stdout!, &buffer, buffer.count)
+            if n <= 0 { return }
+            let t = now()
+            pending += buffer[0..<n]
+            while let nl = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                if let r = line.range(of: "\"localId\":\"") {
+                    let id = line[r.upperBound...].prefix { $0 != "\"" }
+                    lock.lock()
+                    times.printedAt[String(id)] = t
+                    lock.unlock()
+                }
+            }
+        }
+    }
+    reader.start()
+    usleep(500_000)  // let tail -f settle into its long-poll
+    var latencies: [Double] = []
+    var endToEnd: [Double] = []
+    for i in 0..<200 {
+        let localId = "latency-\(i)-\(UUID().uuidString)"
+        let requested = now()
+        _ = try! aliceAPI.send(conversationId: conversation, localId: localId, text: "latency probe \(i)")
+        let acked = now()
+        var seen: Double?
+        let deadline = acked + 5
+        while seen == nil && now() < deadline {
+            lock.lock()
+            seen = times.printedAt[localId]
+            lock.unlock()
+            if seen == nil { usleep(50) }
+        }
+        // The tail can print before the sender has read its acknowledgement: both follow
+        // the same commit. Such a message counts as delivered at once (0 ms).
+        latencies.append(max(0, (seen ?? deadline) - acked) * 1000)
+        endToEnd.append(((seen ?? deadline) - requested) * 1000)
+        usleep(2_000)
+    }
+    kill(tailer.pid, SIGTERM)
+    _ = reap(tailer)
+    let p50 = percentile(latencies, 50), p99 = percentile(latencies, 99)
+    report("delivery latency ack → tail -f prints, p50 (200 msgs)", ms(p50), target: "≤ 5 ms", ok: p50 <= 5)
+    report("delivery latency ack → tail -f prints, p99 (200 msgs)", ms(p99), target: "≤ 20 ms", ok: p99 <= 20)
+    report("send request → tail -f prints, p50 (200 msgs)", ms(percentile(endToEnd, 50)))
+    report("send request → tail -f prints, p99 (200 msgs)", ms(percentile(endToEnd, 99)))
+}
+
+}
+
+// MARK: 3. server throughput, 8 concurrent keep-alive senders, durable commits
+
+do {
+    let senders = 8, perSender = 2500
+    var pairs: [(NexusAPI, Int64)] = []
+    for s in 0..<senders {
+        let (api, _, _) = makeUser("sender\(s)")
+        let (_, peer, _) = makeUser("peer\(s)")
+        pairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
+    }
+    if only != nil {
+        FileHandle.standardError.write(Data("nexus-bench: nexusd pid \(server.pid), sending in 2 s\n".utf8))
+        sleep(2)
+    }
+    let serverCPU0 = cpuSeconds(of: server.pid), selfCPU0 = cpuSeconds(of: getpid())
+    let start = now()
+    DispatchQueue.concurrentPerform(iterations: senders) { s in
+        let (api, conv) = pairs[s]
+        for i in 0..<perSender {
+            _ = try! api.send(conversationId: conv, localId: "tp-\(s)-\(i)", text: "throughput \(i)")
+        }
+    }
+    let rate = Double(senders * perSender) / (now() - start)
+    let total = Double(senders * perSender)
+    report("  nexusd CPU per message", String(format: "%.0f µs", (cpuSeconds(of: server.pid) - serverCPU0) / total * 1e6))
+    report("  load generator CPU per message", String(format: "%.0f µs", (cpuSeconds(of: getpid()) - selfCPU0) / total * 1e6))
+    report("server: single sends/s, 8 keep-alive clients, durable", String(format: "%.0f msg/s", rate), target: "≥ 5,000 msg/s",
+           ok: rate >= 5000)
+}
+
+// MARK: 4. restart to ready
+
+if only == nil {
+    var times: [Double] = []
+    for _ in 0..<10 {
+        stopServer(server)
+        let start = now()
+        (server, url) = startServer(db: dbPath)
+        let api = NexusAPI(address: try! ServerAddress(parsing: url))
+        _ = try? api.users()  // first request answered (401 is an answer)
+        times.append((now() - start) * 1000)
+    }
+    let median = percentile(times, 50)
+    report("nexusd restart to ready (median of 10)", ms(median), target: "≤ 500 ms", ok: median <= 500)
+}
+stopServer(server)
+
+/// User plus system CPU time of a process so far, from /proc.
+func cpuSeconds(of pid: pid_t) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+    return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+// MARK: table
+
+let nameWidth = rows.map(\.name.count).max() ?? 0
+let valueWidth = rows.map(\.value.count).max() ?? 0
+print("| measure".padding(toLength: nameWidth + 2, withPad: " ", startingAt: 0) + " | " + "value".padding(toLength: valueWidth, withPad: " ", startingAt: 0) + " | target | met |")
+print("|" + String(repeating: "-", count: nameWidth + 2) + "|" + String(repeating: "-", count: valueWidth + 2) + "|--------|-----|")
+for r in rows {
+    let met = r.ok.map { $0 ? "yes" : "NO" } ?? ""
+    print("| " + r.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " | "
+          + r.value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) + " | \(r.target) | \(met) |")
+}

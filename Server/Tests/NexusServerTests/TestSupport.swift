@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NexusCore
+import Testing
+
+@testable import NexusServer
+
+/// Runs `body` against a fresh nexusd, in-process, on a SQLite file in a fresh temp folder.
+/// bcrypt cost 4 keeps registration and login fast.
+@discardableResult
+func withServer<T: Sendable>(_ body: @Sendable (API) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("nexusd-tests-\(UUID().uuidString)", isDirectory: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let config = ServerConfig(
+        host: "127.0.0.1", port: 0, databasePath: folder.appendingPathComponent("nexus.sqlite").path,
+        logLevel: .warning, bcryptCost: 4)
+    let app = try await buildApplication(config)
+    return try await app.test(.router) { client in try await body(API(client: client)) }
+}
+
+/// A thin JSON client over the test client: every call names its token explicitly, so a
+/// test reads as the conversation between users it describes.
+struct API: Sendable {
+    let client: any TestClientProtocol
+
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, raw: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if raw != nil { headers[.contentType] = "application/json" }
+        return try await client.executeRequest(
+            uri: uri, method: method, headers: headers, body: raw.map { ByteBuffer(string: $0) })
+    }
+
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: some Encodable) async throws -> TestResponse {
+        let data = try JSONEncoder().encode(json)
+        return try await call(method, uri, token: token, raw: String(decoding: data, as: UTF8.self))
+    }
+
+    // MARK: Steps most tests take
+
+    func register(_ email: String, password: String = "correct horse", name: String? = nil) async throws -> AuthResponse {
+        let response = try await call(.post, "/v1/register", json: RegisterRequest(email: email, password: password, displayName: name))
+        #expect(response.status == .created)
+        return try decode(AuthResponse.self, response)
+    }
+
+    /// alice and bob, registered, with a direct conversation between them.
+    func pair() async throws -> (alice: AuthResponse, bob: AuthResponse, conversation: Int64) {
+        let alice = try await register("alice@example.com", name: "Alice")
+        let bob = try await register("bob@example.com", name: "Bob")
+        let conversation = try await openDirect(alice.token, with: "bob@example.com")
+        return (alice, bob, conversation.conversation.id)
+    }
+
+    func openDirect(_ token: String, with email: String) async throws -> ConversationResponse {
+        let response = try await call(.post, "/v1/conversations", token: token, json: CreateConversationRequest(kind: .direct, members: [email]))
+        #expect(response.status == .created || response.status == .ok)
+        return try decode(ConversationResponse.self, response)
+    }
+
+    @discardableResult
+    func send(_ token: String, to conversation: Int64, localId: String, text: String? = nil) async throws -> (response: SendResponse, status: HTTPTypes.HTTPResponse.Status) {
+        let response = try await call(
+            .post, "/v1/conversations/\(conversation)/messages", token: token,
+            json: SendRequest(localId: localId, text: text ?? "message \(localId)"))
+        try #require(response.status == .created || response.status == .ok, "send answered \(response.status)")
+        return (try decode(SendResponse.self, response), response.status)
+    }
+
+    func sync(_ token: String, query: String) async throws -> SyncResponse {
+        let response = try await call(.get, "/v1/sync?\(query)", token: token)
+        try #require(response.status == .ok, "sync answered \(response.status): \(response.text)")
+        return try decode(SyncResponse.self, response)
+    }
+
+    func messages(_ token: String, in conversation: Int64, query: String = "") async throws -> MessagesPage {
+        let response = try await call(.get, "/v1/conversations/\(conversation)/messages\(query.isEmpty ? "" : "?" + query)", token: token)
+        try #require(response.status == .ok, "messages answered \(response.status): \(response.text)")
+        return try decode(MessagesPage.self, response)
+    }
+}
+
+func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
+    try JSONDecoder().decode(T.self, from: Data(response.body.readableBytesView))
+}
+
+/// Checks that `response` is an error with the given status and code, in the one error
+/// shape nexusd promises (NexusCore.ErrorResponse), and returns it.
+@discardableResult
+func expectError(
+    _ response: TestResponse, _ status: HTTPTypes.HTTPResponse.Status, code: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ErrorResponse {
+    #expect(response.status == status, "body: \(response.text)", sourceLocation: sourceLocation)
+    #expect(response.headers[.contentType]?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
+    let error = try JSONDecoder().decode(ErrorResponse.self, from: Data(response.body.readableBytesView))
+    #expect(error.error.code == code, "message: \(error.error.message)", sourceLocation: sourceLocation)
+    #expect(!error.error.message.isEmpty, sourceLocation: sourceLocation)
+    return error
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+}

@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build test test-unit test-server demo bench install completions clean
+.PHONY: all build test demo bench install completions docs clean
 
 all: build
 
@@ -26,9 +26,14 @@ demo: build
 bench:
 	bash Tests/scripts/bench.sh
 
+# Generated from the command table; tests fail when the committed copies fall behind.
 completions:
 	$(SWIFT) build
 	for shell in bash zsh fish; do .build/debug/nexusctl completion $$shell > completions/nexusctl.$$shell; done
+
+docs:
+	$(SWIFT) build
+	.build/debug/nexusctl help manual > docs/nexusctl.md
 
 install:
 	$(SWIFT) build -c release

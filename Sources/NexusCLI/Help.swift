@@ -3,7 +3,7 @@ enum Help {
     static func overview(_ commands: [CommandSpec]) -> String {
         var out = "usage: nexusctl [--server URL] [--profile NAME] [--json] [--quiet] <command> [<args>]\n\n"
         out += "Nexus: offline-first messaging for terminals and scripts.\n\nCommands:\n"
-        let width = (commands.map(\.name.count).max() ?? 0) + 2
+        let width = (commands.flatMap { c in [c.name] + c.subcommands.map { c.name + " " + $0.name } }.map(\.count).max() ?? 0) + 2
         for c in commands {
             out += "  " + c.name.padding(width) + c.summary + "\n"
             for s in c.subcommands {
@@ -48,6 +48,24 @@ enum Help {
         text += "--" + o.name
         if case .value(let placeholder) = o.kind { text += " " + placeholder }
         return text
+    }
+}
+
+/// docs/nexusctl.md: every command's help, generated from the table (`make docs`); a test
+/// keeps the committed file identical to this.
+public enum Manual {
+    public static func markdown() -> String {
+        var out = "# nexusctl\n\nGenerated from the command table by `make docs`; the same text as `nexusctl <command> --help`.\n"
+        out += "\n```\n" + Help.overview(CommandTable.all) + "```\n"
+        for spec in CommandTable.all {
+            out += section([spec.name], spec)
+            for sub in spec.subcommands { out += section([spec.name, sub.name], sub) }
+        }
+        return out
+    }
+
+    private static func section(_ path: [String], _ spec: CommandSpec) -> String {
+        "\n## nexusctl \(path.joined(separator: " "))\n\n```\n" + Help.command(path, spec) + "```\n"
     }
 }
 

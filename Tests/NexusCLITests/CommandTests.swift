@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import NexusCLI
 import NexusCore
@@ -59,5 +60,27 @@ struct CommandTests {
         for c in CommandTable.all { #expect(t.out.contains(c.name)) }
         #expect(t.out.contains("--follow"))
         #expect(t.out.contains("complete -F _nexusctl nexusctl"))
+    }
+}
+
+/// The committed docs and completion scripts are generated from the command table;
+/// these keep them from drifting (`make docs`, `make completions` regenerate them).
+struct GeneratedFilesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func committed(_ path: String) throws -> String {
+        try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func manualMatchesTheHelpOfEveryCommand() throws {
+        #expect(try committed("docs/nexusctl.md") == Manual.markdown(), "run `make docs`")
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScriptIsCurrent(_ shell: String) throws {
+        let terminal = CapturedTerminal()
+        #expect(NexusCLI.run(arguments: ["completion", shell], environment: [:], terminal: terminal) == 0)
+        #expect(try committed("completions/nexusctl.\(shell)") == terminal.out, "run `make completions`")
     }
 }

@@ -1,12 +1,17 @@
 enum HelpCommand {
     static let spec = CommandSpec(
-        name: "help", summary: "Show help for a command, or a topic: exit-codes",
-        usage: ["[<command>...]", "exit-codes"],
+        name: "help", summary: "Show help for a command, or a topic: exit-codes, manual",
+        usage: ["[<command>...]", "exit-codes", "manual"],
+        details: "`help manual` prints every command's help as one Markdown page (docs/nexusctl.md).",
         arguments: 0...3,
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let words = context.arguments
+        if words == ["manual"] {
+            context.terminal.writeOut(Manual.markdown())
+            return .ok
+        }
         if words == ["exit-codes"] {
             if context.output.json {
                 context.output.document(ExitCode.allCases.map { ["code": String($0.rawValue), "meaning": $0.meaning] })

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `make bench`: release builds of nexusctl, nexusd and nexus-bench, then one run of
+# every speed and memory measure on loopback. Prints a Markdown table on stdout.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+swift build -c release --product nexusctl
+swift build -c release --package-path Server --product nexusd
+swift build -c release --package-path Server --product nexus-bench
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+Server/.build/release/nexus-bench "$PWD/.build/release/nexusctl" "$PWD/Server/.build/release/nexusd" "$work"

@@ -3,7 +3,8 @@ enum Help {
     static func overview(_ commands: [CommandSpec]) -> String {
         var out = "usage: nexusctl [--server URL] [--profile NAME] [--json] [--quiet] <command> [<args>]\n\n"
         out += "Nexus: offline-first messaging for terminals and scripts.\n\nCommands:\n"
-        let width = (commands.flatMap { c in [c.name] + c.subcommands.map { c.name + " " + $0.name } }.map(\.count).max() ?? 0) + 2
+        let names: [String] = commands.flatMap { c -> [String] in [c.name] + c.subcommands.map { c.name + " " + $0.name } }
+        let width = (names.map(\.count).max() ?? 0) + 2
         for c in commands {
             out += "  " + c.name.padding(width) + c.summary + "\n"
             for s in c.subcommands {

@@ -13,7 +13,7 @@ _nexusctl() {
         esac
     done
     if [[ -z "$cmd" ]]; then
-        COMPREPLY=($(compgen -W "register login logout whoami users new convos send tail queue help completion --server --profile --json --no-json --quiet --no-quiet -q --color --no-color --help -h --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "register login logout whoami users new convos send tail queue retry help completion --server --profile --json --no-json --quiet --no-quiet -q --color --no-color --help -h --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -24,9 +24,10 @@ _nexusctl() {
         users) opts="--search -s " ;;
         new) opts=" " ;;
         convos) opts=" " ;;
-        send) opts=" " ;;
+        send) opts="--each-line --no-each-line " ;;
         tail) opts="--follow --no-follow -f --lines -n " ;;
         queue) opts=" list flush" ;;
+        retry) opts="--all --no-all " ;;
         help) opts=" " ;;
         completion) opts=" " ;;
         *) opts="" ;;

@@ -32,6 +32,9 @@ public final class CommandContext {
         }
     }
 
+    /// True once the command has made its client: it meant to talk to the server.
+    var reachedServer: Bool { client != nil }
+
     /// A client for the server, carrying the session's token when there is one.
     public func api() throws(CLIError) -> NexusAPI {
         if let client { return client }

@@ -11,6 +11,7 @@ public enum CommandTable {
         SendCommand.spec,
         TailCommand.spec,
         QueueCommand.spec,
+        RetryCommand.spec,
         HelpCommand.spec,
         CompletionCommand.spec,
     ]

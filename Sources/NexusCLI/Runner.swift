@@ -5,6 +5,10 @@ import NexusCore
 public enum NexusCLI {
     public static let version = "0.1.0"
 
+    /// Commands after which, having reached the server, nexusctl delivers what is due in
+    /// the outbox. The others either deliver it themselves or don't talk to the server.
+    static let deliversOnTheSide: Set<String> = ["convos", "users", "new", "whoami", "tail"]
+
     public static func run(arguments: [String], environment: [String: String], terminal: any Terminal) -> Int32 {
         let parser = Parser(commands: CommandTable.all)
         let plain = Output(terminal: terminal, json: false, quiet: false, color: false)
@@ -53,7 +57,11 @@ public enum NexusCLI {
                 }
                 _ = try context.requireSession()
             }
-            return try run(context).rawValue
+            let code = try run(context)
+            if code == .ok && context.reachedServer && deliversOnTheSide.contains(invocation.path.first ?? "") {
+                Delivery.opportunistic(context)
+            }
+            return code.rawValue
         } catch {
             output.error(error)
             return error.code.rawValue

@@ -215,6 +215,8 @@ struct FoundationTests {
 
         let restarted = try TestServer(directory: server.directory, port: server.port)
         defer { restarted.stop() }
+        // Each failed send set a backoff of 1 s; a flush respects it, as cron's would.
+        Thread.sleep(forTimeInterval: 1.1)
         let flush = try alice.run(["queue", "flush", "--json"])
         #expect(flush.code == 0)
         #expect(((try flush.json() as? [String: Any])?["sent"] as? [String])?.count == 20)

@@ -58,7 +58,7 @@ struct ParserTests {
         Failure(args: ["tail", "--lines"], error: .missingValue(option: "lines", command: "tail")),
         Failure(args: ["tail", "-n"], error: .missingValue(option: "lines", command: "tail")),
         Failure(args: ["tail", "--follow=yes"], error: .unexpectedValue(option: "follow", command: "tail")),
-        Failure(args: ["send", "1"], error: .missingArgument(command: "send", usage: "<conversation> <text>...")),
+        Failure(args: ["send"], error: .missingArgument(command: "send", usage: "<conversation> <text>...")),
         Failure(args: ["new"], error: .missingArgument(command: "new", usage: "<email>")),
         Failure(args: ["new", "a@b", "c@d"], error: .tooManyArguments(command: "new", extra: "c@d", usage: "<email>")),
         Failure(args: ["convos", "--s"], error: .missingValue(option: "server", command: "convos")),

@@ -8,18 +8,53 @@ struct OutboxTests {
         let profile = Profile(name: "t", home: home)
         try profile.ensureDirectory()
         let outbox = Outbox(profile: profile)
-        let a = try outbox.enqueue(conversationId: 1, text: "a")
-        let b = try outbox.enqueue(conversationId: 1, text: "b")
-        let c = try outbox.enqueue(conversationId: nil, to: "bob@example.com", text: "c")
-        try outbox.markSent(localId: a.localId, message: Message(id: 9, conversationId: 1, seq: 4, senderId: 1, localId: a.localId, text: "a", sentAt: .now()))
-        try outbox.markFailed(localId: b.localId, error: "nope")
+        let queued = try outbox.enqueue([(1, nil, "a"), (1, nil, "b"), (nil, "bob@example.com", "c"), (2, nil, "d")])
+        let (a, b, c, d) = (queued[0], queued[1], queued[2], queued[3])
+        let later = Timestamp(milliseconds: Timestamp.now().milliseconds + 60_000)
+        try outbox.append([
+            OutboxRecord(op: .sent, localId: a.localId, at: .now(), conversationId: 1, messageId: 9, seq: 4),
+            OutboxRecord(op: .failed, localId: b.localId, at: .now(), error: "nope"),
+            OutboxRecord(op: .deferred, localId: d.localId, at: .now(), error: "down", nextAttemptAt: later),
+            OutboxRecord(op: .failed, localId: a.localId, at: .now(), error: "late"),
+        ])
         let entries = try outbox.entries()
-        #expect(entries.map(\.localId) == [a.localId, b.localId, c.localId])
-        #expect(entries.map(\.status) == [.sent, .failed, .queued])
-        #expect(entries[0].seq == 4)
+        #expect(entries.map(\.localId) == [a.localId, b.localId, c.localId, d.localId])
+        #expect(entries.map(\.status) == [.sent, .failed, .queued, .queued])
+        #expect(entries[0].seq == 4, "a late failure does not undo an acknowledgement")
         #expect(entries[1].lastError == "nope")
         #expect(entries[2].to == "bob@example.com")
+        #expect(entries[3].nextAttemptAt == later)
+        #expect(!entries[3].isDue(at: .now()))
+        #expect(entries[2].isDue(at: .now()))
         #expect(FileSystem.mode(of: profile.outbox.path) == 0o600)
+
+        try outbox.append([OutboxRecord(op: .retry, localId: b.localId, at: .now())])
+        #expect(try outbox.entries()[1].status == .queued)
+    }
+
+    @Test func compactionKeepsOnlyOpenMessagesAndTheirState() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-compact-\(UUID().uuidString)").path
+        let profile = Profile(name: "t", home: home)
+        try profile.ensureDirectory()
+        let outbox = Outbox(profile: profile)
+        let entries = try outbox.enqueue((0..<100).map { (Int64(1), nil, "m\($0)") })
+        let later = Timestamp(milliseconds: Timestamp.now().milliseconds + 60_000)
+        try outbox.append(entries[0..<97].map { OutboxRecord(op: .sent, localId: $0.localId, at: .now(), messageId: 1, seq: 1) })
+        try outbox.append([
+            OutboxRecord(op: .failed, localId: entries[97].localId, at: .now(), error: "rejected"),
+            OutboxRecord(op: .deferred, localId: entries[98].localId, at: .now(), error: "down", nextAttemptAt: later),
+            OutboxRecord(op: .deferred, localId: entries[98].localId, at: .now(), error: "down", nextAttemptAt: later),
+        ])
+        let before = try outbox.entries().filter { $0.status != .sent }
+        #expect(try outbox.compact())
+        let after = try outbox.read()
+        #expect(after.entries == before)
+        #expect(after.recordCount == 5)
+        #expect(try !outbox.compact(), "nothing settled is left to drop")
+    }
+
+    @Test func backoffDoublesUpToFiveMinutes() {
+        #expect((1...12).map { OutboxDelivery.backoff(afterAttempts: $0) } == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])
     }
 
     @Test func sessionFileIsPrivateAndRefusedWhenNot() throws {

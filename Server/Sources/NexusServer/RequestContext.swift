@@ -14,8 +14,8 @@ struct AppRequestContext: RequestContext {
 
 extension Request {
     /// Decodes a JSON body, answering 400 with the decoder's reason when it is not valid.
-    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext) async throws -> T {
-        let buffer = try await body.collect(upTo: context.maxUploadSize)
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext, limit: Int? = nil) async throws -> T {
+        let buffer = try await body.collect(upTo: limit ?? context.maxUploadSize)
         do {
             return try JSONDecoder().decode(T.self, from: buffer)
         } catch let DecodingError.keyNotFound(key, _) {

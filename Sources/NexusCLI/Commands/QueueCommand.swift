@@ -2,42 +2,52 @@ import NexusCore
 
 enum QueueCommand {
     static let spec = CommandSpec(
-        name: "queue", summary: "List the outbox: messages queued or failed",
-        usage: ["[list]", "flush"],
-        details: "Messages that could not be sent wait in the outbox. `queue flush` delivers them (run it from cron).",
+        name: "queue", summary: "List the outbox: messages queued, being sent, or failed",
+        usage: ["[list]", "flush [--now]"],
+        details: "Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.",
         subcommands: [
             CommandSpec(
                 name: "list", summary: "List messages waiting in the outbox or failed", requirements: [.session], run: list),
             CommandSpec(
-                name: "flush", summary: "Send every queued message now, oldest first",
+                name: "flush", summary: "Send every queued message that is due, oldest first",
+                usage: ["[--now]"],
                 details: """
-                    Sends queued messages in order and stops at the first one the server can't take yet, so
-                    each conversation keeps its order. Two flushes at once never send a message twice.
-                    Exit status: 0 all sent; 75 some still queued (server unreachable); 1 some failed.
+                    Sends in batches, oldest first. A message waiting out its backoff (1 s, 2 s, 4 s … up to
+                    5 minutes after each failed try, or the server's Retry-After) holds back the later messages
+                    of its conversation, so each conversation keeps its order; --now ignores the backoff.
+                    Two flushes at once never send a message twice: the second waits for the first.
+                    Exit status: 0 all sent; 75 some still queued (server unreachable or busy, or not due);
+                    1 some failed; 4 the server refused the credentials.
                     """,
+                options: [OptionSpec("now", help: "ignore the backoff and try every queued message now")],
                 requirements: [.session], run: flush),
         ],
         requirements: [.session],
         run: list)
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let entries: [OutboxEntry]
-        do {
-            entries = try Outbox(profile: context.profile).entries().filter { $0.status != .sent }
-        } catch {
-            throw CLIError(error)
+        let outbox = Outbox(profile: context.profile)
+        var entries = try Delivery.loadEntries(context).filter { $0.status != .sent }
+        // Due messages are being sent right now if a flush holds the lock.
+        if let lock = try? FileLock.tryAcquire(outbox.flushLockPath) {
+            lock.unlock()
+        } else if FileSystem.exists(outbox.flushLockPath) {
+            let now = Timestamp.now()
+            for i in entries.indices where entries[i].isDue(at: now) { entries[i].status = .sending }
         }
         if context.output.json {
             context.output.document(entries.map(EntryView.init))
         } else if entries.isEmpty {
             context.output.note("The outbox is empty: everything has been sent.")
         } else {
+            let now = Timestamp.now()
             context.output.table(
                 entries.map { e in
-                    [e.localId, e.conversationId.map(String.init) ?? e.to ?? "?", e.status.rawValue, LocalTime.short(e.queuedAt),
+                    [e.localId, e.conversationId.map(String.init) ?? e.to ?? "?", e.status.rawValue, String(e.attempts),
+                     e.nextAttemptAt.map { $0 > now ? "in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" : "now" } ?? "now",
                      preview(e.text, limit: 40) + (e.lastError.map { "  (\($0))" } ?? "")]
                 },
-                header: ["LOCAL ID", "TO", "STATUS", "QUEUED", "TEXT"])
+                header: ["LOCAL ID", "TO", "STATUS", "TRIES", "NEXT", "TEXT"])
         }
         return .ok
     }
@@ -47,57 +57,42 @@ enum QueueCommand {
         let lock: FileLock
         do {
             try context.profile.ensureDirectory()
-            if let free = try FileLock.tryAcquire(context.profile.outboxLockPath) {
+            if let free = try FileLock.tryAcquire(outbox.flushLockPath) {
                 lock = free
             } else {
                 context.output.note("Waiting for another `queue flush` of profile '\(context.profile.name)' to finish…")
-                lock = try FileLock.acquire(context.profile.outboxLockPath)
+                lock = try FileLock.acquire(outbox.flushLockPath)
             }
         } catch {
             throw CLIError(error)
         }
         defer { lock.unlock() }
 
-        let queued: [OutboxEntry]
-        do {
-            queued = try outbox.entries().filter { $0.status == .queued }
-        } catch {
-            throw CLIError(error)
-        }
-        let api = try context.api()
-        var report = FlushReport()
-        var stopped: String?
-        for entry in queued {
-            if stopped != nil {
-                report.queued.append(entry.localId)
-                continue
-            }
-            switch try Delivery.deliver(entry, api: api, context: context) {
-            case .sent: report.sent.append(entry.localId)
-            case .queued(let reason):
-                stopped = reason
-                report.queued.append(entry.localId)
-            case .failed(let error):
-                report.failed.append(entry.localId)
-                context.output.warn("\(entry.localId): \(error.message)")
-            }
-        }
+        let queued = try Delivery.loadEntries(context).filter { $0.status == .queued }
+        let report = try Delivery.run(queued, ignoreBackoff: context.invocation.flag("now"), context)
         if context.output.json {
-            context.output.document(report)
+            context.output.document(
+                FlushView(
+                    sent: report.sent.map(\.entry.localId), queued: (report.deferred + report.waiting).map(\.localId),
+                    failed: report.failed.map(\.localId)))
         } else {
-            context.output.line("sent \(report.sent.count), queued \(report.queued.count), failed \(report.failed.count)")
+            context.output.line("sent \(report.sent.count), queued \(report.stillQueued), failed \(report.failed.count)")
         }
-        if let stopped {
-            context.output.warn(stopped)
-            return .unavailable
+        for e in report.failed { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
+        if let reason = report.stopReason { context.output.warn(reason) }
+        if report.authRefused {
+            throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
         }
-        return report.failed.isEmpty ? .ok : .failure
+        if !report.waiting.isEmpty && report.stopReason == nil {
+            context.output.note("\(report.waiting.count) message(s) are waiting out their backoff; `queue flush --now` tries them at once.")
+        }
+        return Delivery.exitCode(report)
     }
 
-    struct FlushReport: Encodable {
-        var sent: [String] = []
-        var queued: [String] = []
-        var failed: [String] = []
+    struct FlushView: Encodable {
+        var sent: [String]
+        var queued: [String]
+        var failed: [String]
     }
 
     struct EntryView: Encodable {
@@ -105,18 +100,22 @@ enum QueueCommand {
         var conversationId: Int64?
         var to: String?
         var status: OutboxStatus
+        var attempts: Int
         var queuedAt: Timestamp
-        var text: String
+        var nextAttemptAt: Timestamp?
         var lastError: String?
+        var text: String
 
         init(_ e: OutboxEntry) {
             localId = e.localId
             conversationId = e.conversationId
             to = e.to
             status = e.status
+            attempts = e.attempts
             queuedAt = e.queuedAt
-            text = e.text
+            nextAttemptAt = e.nextAttemptAt
             lastError = e.lastError
+            text = e.text
         }
     }
 }

@@ -3,75 +3,91 @@ import NexusCore
 enum SendCommand {
     static let spec = CommandSpec(
         name: "send", summary: "Send a message; it is queued safely first, so nothing is lost offline",
-        usage: ["<conversation> <text>...", "<conversation> -"],
+        usage: ["<conversation> <text>...", "<conversation> -", "<conversation> --each-line"],
         details: """
             \(Conversations.argumentHelp)
-            With '-' the whole of stdin is the message. The words of <text> are joined with spaces.
+            The words of <text> are joined with spaces. With '-' all of stdin is one message; with
+            --each-line every line of stdin is a message of its own, in order (blank lines are skipped).
 
-            The message is written to the profile's outbox, and synced to disk, before anything is sent.
-            Prints "<status> <localId>". Exit status: 0 sent; 75 queued (the server could not be reached,
-            `nexusctl queue flush` will deliver it); 1 failed; 3 no such conversation; 4 not logged in.
+            Messages are written to the profile's outbox, and synced to disk, before anything is sent;
+            earlier queued messages of the same conversation go first. Prints "<status> <localId>" for
+            each message. Exit status: 0 sent; 75 queued (the server could not be reached or is
+            busy: `nexusctl queue flush` delivers it later); 1 failed; 3 no such conversation;
+            4 not logged in.
             """,
-        arguments: 2...Int.max,
+        options: [OptionSpec("each-line", help: "send every line of stdin as its own message")],
+        arguments: 1...Int.max,
         requirements: [.session],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let target = context.arguments[0]
-        var text: String
-        if context.arguments.count == 2 && context.arguments[1] == "-" {
-            text = String(decoding: context.terminal.readAllInput(), as: UTF8.self)
-            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-        } else {
-            text = context.arguments[1...].joined(separator: " ")
-        }
-        if let problem = Limits.problem(withText: text) { throw .usage(problem) }
-
+        let texts = try readTexts(context)
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
-        let entry: OutboxEntry
+        let outbox = Outbox(profile: context.profile)
+        let mine: [OutboxEntry]
         do {
             try context.profile.ensureDirectory()
-            entry = try Outbox(profile: context.profile).enqueue(
-                conversationId: conversationId, to: conversationId == nil ? target.lowercased() : nil, text: text)
+            mine = try outbox.enqueue(texts.map { (conversationId, conversationId == nil ? target.lowercased() : nil, $0) })
         } catch {
             throw CLIError(error)
         }
-        let localId = entry.localId
 
-        let outcome = try Delivery.deliver(entry, api: try context.api(), context: context)
-        let output = context.output
-        switch outcome {
-        case .sent(let message):
-            if output.json {
-                output.document(SendView(localId: localId, status: .sent, conversationId: message.conversationId, message: message))
-            } else {
-                output.line("sent \(localId)")
-            }
-            return .ok
-        case .queued(let reason):
-            if output.json {
-                output.document(SendView(localId: localId, status: .queued, conversationId: conversationId, error: reason))
-            } else {
-                output.line("queued \(localId)")
-            }
-            output.warn(reason)
-            output.note("The message is safe in the outbox; `nexusctl queue flush` will deliver it.")
-            return .unavailable
-        case .failed(let error):
-            if output.json {
-                output.document(SendView(localId: localId, status: .failed, conversationId: conversationId, error: error.message))
-            } else {
-                output.line("failed \(localId)")
-            }
-            throw error
+        // Earlier queued messages of this conversation go first, so its order holds.
+        let ids = Set(mine.map(\.localId))
+        let queue = try Delivery.loadEntries(context).filter {
+            $0.status == .queued && (ids.contains($0.localId) || ($0.conversationId == conversationId && conversationId != nil)
+                || ($0.to != nil && $0.to == mine[0].to))
         }
+        let report = try Delivery.run(queue, ignoreBackoff: true, context)
+        let views = SendView.views(mine, report)
+        let output = context.output
+        if output.json {
+            if views.count == 1 { output.document(views[0]) } else { output.document(views) }
+        } else {
+            for v in views { output.line("\(v.status.rawValue) \(v.localId)") }
+        }
+        let earlier = report.sent.filter { !ids.contains($0.entry.localId) }.count
+        if earlier > 0 { output.note("Also delivered \(earlier) earlier queued message(s) of this conversation.") }
+
+        let failed = report.failed.filter { ids.contains($0.localId) }
+        if let first = failed.first {
+            throw CLIError(Delivery.failureCode(first, report), first.lastError ?? DeliveryText.other,
+                           hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`." : nil)
+        }
+        if views.contains(where: { $0.status == .queued }) {
+            output.warn(report.stopReason ?? DeliveryText.network)
+            output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
+            return .unavailable
+        }
+        return .ok
     }
 
-    struct SendView: Encodable {
-        var localId: String
-        var status: OutboxStatus
-        var conversationId: Int64?
-        var message: Message? = nil
-        var error: String? = nil
+    private static func readTexts(_ context: CommandContext) throws(CLIError) -> [String] {
+        let words = Array(context.arguments.dropFirst())
+        var texts: [String]
+        if context.invocation.flag("each-line") {
+            guard words.isEmpty else { throw .usage("--each-line reads the messages from stdin; give no <text>") }
+            texts = []
+            while let line = context.terminal.readInputLine() {
+                if !line.allSatisfy(\.isWhitespace) { texts.append(line) }
+            }
+            if texts.isEmpty { throw .usage("--each-line found no lines on stdin") }
+        } else if words == ["-"] {
+            var text = String(decoding: context.terminal.readAllInput(), as: UTF8.self)
+            while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+            texts = [text]
+        } else if words.isEmpty {
+            throw CLIError(ParseError.missingArgument(command: "send", usage: spec.usage[0]))
+        } else {
+            texts = [words.joined(separator: " ")]
+        }
+        // Every message is checked before any is queued: bad input queues nothing.
+        for (i, text) in texts.enumerated() {
+            if let problem = Limits.problem(withText: text) {
+                throw .usage(texts.count == 1 ? problem : "line \(i + 1): \(problem)")
+            }
+        }
+        return texts
     }
 }

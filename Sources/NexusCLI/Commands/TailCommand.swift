@@ -55,6 +55,8 @@ enum TailCommand {
                 if offline {
                     context.output.note("Reconnected to \(api.address).")
                     offline = false
+                    // The connection is back: deliver what was queued while it was gone.
+                    Delivery.opportunistic(context, ignoreBackoff: true)
                 }
                 backoffMs = 200
                 if !batch.events.isEmpty {

@@ -60,6 +60,14 @@ public final class NexusAPI {
         try call("POST", "/v1/conversations/\(conversationId)/messages", body: SendRequest(localId: localId, text: text))
     }
 
+    public func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult] {
+        let response: BatchSendResponse = try call("POST", "/v1/messages/batch", body: BatchSendRequest(messages: items))
+        guard response.results.count == items.count else {
+            throw .badResponse("the batch answer has \(response.results.count) results for \(items.count) messages")
+        }
+        return response.results
+    }
+
     public func messages(conversationId: Int64, before: Int64? = nil, limit: Int? = nil) throws(APIError) -> MessagesPage {
         var query: [String] = []
         if let before { query.append("before=\(before)") }

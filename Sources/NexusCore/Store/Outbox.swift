@@ -4,11 +4,20 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One state change of an outgoing message. The outbox file is the log of these;
-/// a message's state is the fold of its records.
+/// One state change of an outgoing message. The outbox file is the log of these; a
+/// message's state is the fold of its records.
 public struct OutboxRecord: Codable, Sendable, Equatable {
     public enum Op: String, Codable, Sendable {
-        case queued, sent, failed
+        /// Written, and fsynced, before any network I/O. Carries the text.
+        case queued
+        /// The server acknowledged it.
+        case sent
+        /// It will not be retried without `retry`.
+        case failed
+        /// An attempt failed in a way that may pass; the next one is due at `nextAttemptAt`.
+        case deferred
+        /// `retry`: a failed message goes back to the queue, due at once.
+        case retry
     }
 
     public var op: Op
@@ -21,10 +30,13 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
     public var messageId: Int64?
     public var seq: Int64?
     public var error: String?
+    public var nextAttemptAt: Timestamp?
+    /// On a compacted `queued` record: the attempts its dropped records counted.
+    public var attempts: Int?
 
     public init(
         op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
-        messageId: Int64? = nil, seq: Int64? = nil, error: String? = nil
+        messageId: Int64? = nil, seq: Int64? = nil, error: String? = nil, nextAttemptAt: Timestamp? = nil
     ) {
         self.op = op
         self.localId = localId
@@ -35,11 +47,12 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
         self.messageId = messageId
         self.seq = seq
         self.error = error
+        self.nextAttemptAt = nextAttemptAt
     }
 }
 
 public enum OutboxStatus: String, Codable, Sendable {
-    case queued, sent, failed
+    case queued, sending, sent, failed
 }
 
 public struct OutboxEntry: Sendable, Equatable {
@@ -50,73 +63,151 @@ public struct OutboxEntry: Sendable, Equatable {
     public var text: String
     public var queuedAt: Timestamp
     public var status: OutboxStatus
+    /// Attempts that reached a verdict: sent, failed or deferred.
     public var attempts: Int
     public var lastError: String?
+    /// When a deferred message may be tried again; nil when due now.
+    public var nextAttemptAt: Timestamp?
     public var messageId: Int64?
     public var seq: Int64?
+
+    public func isDue(at now: Timestamp) -> Bool {
+        status == .queued && (nextAttemptAt.map { $0 <= now } ?? true)
+    }
 }
 
 /// The profile's outbox: a message is written here, and fsynced, before any network
 /// I/O, and leaves the queued state only when the server has acknowledged it.
+///
+/// Two locks: `outbox.lock` is held for moments, around every append and the compaction,
+/// so a compaction can never drop a record appended beside it; `flush.lock` is held by
+/// whoever delivers the queue, for as long as that takes, so two flushes never send the
+/// same messages at once.
 public struct Outbox: Sendable {
     public let file: JSONLinesFile
+    public let lockPath: String
+    public let flushLockPath: String
 
-    public init(profile: Profile) { self.file = profile.outbox }
+    public init(profile: Profile) {
+        self.file = profile.outbox
+        self.lockPath = profile.directory + "/outbox.lock"
+        self.flushLockPath = profile.directory + "/flush.lock"
+    }
 
     public static func newLocalId() -> String { UUID().uuidString.lowercased() }
 
-    /// Records the message durably; give the conversation id, or the recipient's email
-    /// when the conversation is not known yet.
+    /// Appends records under the outbox lock and fsyncs them.
+    public func append(_ records: [OutboxRecord]) throws(StoreError) {
+        guard !records.isEmpty else { return }
+        let lock = try FileLock.acquire(lockPath)
+        defer { lock.unlock() }
+        try file.append(records)
+    }
+
+    /// Records new messages durably. Give each a conversation id, or the recipient's
+    /// email when the conversation is not known yet.
     @discardableResult
-    public func enqueue(localId: String = newLocalId(), conversationId: Int64?, to: String? = nil, text: String) throws(StoreError)
-        -> OutboxEntry
-    {
-        let record = OutboxRecord(op: .queued, localId: localId, at: .now(), conversationId: conversationId, to: to, text: text)
-        try file.append([record])
-        return OutboxEntry(
-            localId: localId, conversationId: conversationId, to: to, text: text, queuedAt: record.at, status: .queued,
-            attempts: 0, lastError: nil, messageId: nil, seq: nil)
+    public func enqueue(_ messages: [(conversationId: Int64?, to: String?, text: String)]) throws(StoreError) -> [OutboxEntry] {
+        let now = Timestamp.now()
+        let records = messages.map {
+            OutboxRecord(op: .queued, localId: Self.newLocalId(), at: now, conversationId: $0.conversationId, to: $0.to, text: $0.text)
+        }
+        try append(records)
+        return records.map {
+            OutboxEntry(
+                localId: $0.localId, conversationId: $0.conversationId, to: $0.to, text: $0.text ?? "", queuedAt: now,
+                status: .queued, attempts: 0)
+        }
     }
 
-    public func markSent(localId: String, message: Message) throws(StoreError) {
-        try file.append([
-            OutboxRecord(op: .sent, localId: localId, at: .now(), messageId: message.id, seq: message.seq)
-        ])
+    public struct Contents: Sendable {
+        /// Every message, oldest first, in its current state.
+        public var entries: [OutboxEntry]
+        /// Records that could not be read (a torn last line counts once).
+        public var damagedRecords: Int
+        /// How many records the file holds, settled ones included.
+        public var recordCount: Int
     }
 
-    public func markFailed(localId: String, error: String) throws(StoreError) {
-        try file.append([OutboxRecord(op: .failed, localId: localId, at: .now(), error: error)])
-    }
-
-    /// Every message, oldest first, in its current state.
-    public func entries() throws(StoreError) -> [OutboxEntry] {
-        let records = try file.read(OutboxRecord.self).records
+    public func read() throws(StoreError) -> Contents {
+        let result = try file.read(OutboxRecord.self)
         var order: [String] = []
         var byId: [String: OutboxEntry] = [:]
-        for r in records {
+        for r in result.records {
+            if r.op == .queued {
+                guard byId[r.localId] == nil, r.conversationId != nil || r.to != nil, let text = r.text else { continue }
+                order.append(r.localId)
+                byId[r.localId] = OutboxEntry(
+                    localId: r.localId, conversationId: r.conversationId, to: r.to, text: text, queuedAt: r.at,
+                    status: .queued, attempts: r.attempts ?? 0)
+                continue
+            }
+            guard var e = byId[r.localId] else { continue }
             switch r.op {
-            case .queued:
-                if var e = byId[r.localId] {
-                    // A retry puts a failed message back in the queue.
-                    e.status = .queued
-                    byId[r.localId] = e
-                } else if r.conversationId != nil || r.to != nil, let text = r.text {
-                    order.append(r.localId)
-                    byId[r.localId] = OutboxEntry(
-                        localId: r.localId, conversationId: r.conversationId, to: r.to, text: text, queuedAt: r.at, status: .queued,
-                        attempts: 0, lastError: nil, messageId: nil, seq: nil)
-                }
+            case .queued: break
             case .sent:
-                byId[r.localId]?.status = .sent
-                byId[r.localId]?.messageId = r.messageId
-                byId[r.localId]?.seq = r.seq
-                byId[r.localId]?.attempts += 1
+                e.status = .sent
+                e.messageId = r.messageId
+                e.seq = r.seq
+                e.conversationId = r.conversationId ?? e.conversationId
+                e.attempts += 1
+                e.nextAttemptAt = nil
             case .failed:
-                byId[r.localId]?.status = .failed
-                byId[r.localId]?.lastError = r.error
-                byId[r.localId]?.attempts += 1
+                // A late failure never undoes an acknowledgement.
+                if e.status != .sent {
+                    e.status = .failed
+                    e.lastError = r.error
+                    e.nextAttemptAt = nil
+                }
+                e.attempts += 1
+            case .deferred:
+                if e.status == .queued {
+                    e.lastError = r.error
+                    e.nextAttemptAt = r.nextAttemptAt
+                }
+                e.attempts += 1
+            case .retry:
+                if e.status == .failed {
+                    e.status = .queued
+                    e.nextAttemptAt = nil
+                }
+            }
+            if let c = r.conversationId, e.conversationId == nil { e.conversationId = c }
+            byId[r.localId] = e
+        }
+        return Contents(
+            entries: order.compactMap { byId[$0] }, damagedRecords: result.skippedLines + (result.tornTail ? 1 : 0),
+            recordCount: result.records.count)
+    }
+
+    public func entries() throws(StoreError) -> [OutboxEntry] { try read().entries }
+
+    /// Rewrites the file with only the messages not yet sent, each as one record, when
+    /// settled records make up most of it; atomic (temporary file, fsync, rename).
+    /// Returns whether it rewrote.
+    @discardableResult
+    public func compact(force: Bool = false) throws(StoreError) -> Bool {
+        let lock = try FileLock.acquire(lockPath)
+        defer { lock.unlock() }
+        let contents = try read()
+        let open = contents.entries.filter { $0.status != .sent }
+        guard force || (contents.recordCount >= 64 && open.count * 4 < contents.recordCount) else { return false }
+        var records: [OutboxRecord] = []
+        for e in open {
+            let verdict = e.status == .failed || e.lastError != nil || e.nextAttemptAt != nil
+            var queued = OutboxRecord(
+                op: .queued, localId: e.localId, at: e.queuedAt, conversationId: e.conversationId, to: e.to, text: e.text)
+            // The verdict record below counts one attempt itself.
+            queued.attempts = verdict ? max(0, e.attempts - 1) : e.attempts
+            records.append(queued)
+            if e.status == .failed {
+                records.append(OutboxRecord(op: .failed, localId: e.localId, at: e.queuedAt, error: e.lastError))
+            } else if e.lastError != nil || e.nextAttemptAt != nil {
+                records.append(
+                    OutboxRecord(op: .deferred, localId: e.localId, at: e.queuedAt, error: e.lastError, nextAttemptAt: e.nextAttemptAt))
             }
         }
-        return order.compactMap { byId[$0] }
+        try file.replace(with: records)
+        return true
     }
 }

@@ -8,6 +8,10 @@ public enum Limits {
     public static let defaultPageSize = 50
     public static let maxPageSize = 500
     public static let maxSyncWaitSeconds = 60
+    /// Items in one batch send.
+    public static let maxBatchItems = 1000
+    /// Bytes of one batch send's body.
+    public static let maxBatchBytes = 8 * 1024 * 1024
 
     /// Why `text` can't be sent, or nil when it can.
     public static func problem(withText text: String) -> String? {

@@ -103,10 +103,63 @@ public struct SyncResponse: Codable, Sendable {
 
 /// The body of every 4xx and 5xx answer.
 public struct ErrorResponse: Codable, Sendable {
-    public struct Body: Codable, Sendable {
+    public struct Body: Codable, Sendable, Equatable {
         public var code: String
         public var message: String
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
     public var error: Body
     public init(code: String, message: String) { self.error = Body(code: code, message: message) }
+}
+
+/// One message of a batch send.
+public struct BatchItem: Codable, Sendable {
+    public var conversationId: Int64
+    public var localId: String
+    public var text: String
+    public init(conversationId: Int64, localId: String, text: String) {
+        self.conversationId = conversationId
+        self.localId = localId
+        self.text = text
+    }
+}
+
+public struct BatchSendRequest: Codable, Sendable {
+    public var messages: [BatchItem]
+    public init(messages: [BatchItem]) { self.messages = messages }
+}
+
+/// The outcome of one item of a batch, in the order of the request.
+public struct BatchResult: Codable, Sendable {
+    public enum Status: String, Codable, Sendable {
+        /// Stored now.
+        case created
+        /// Stored before under this localId: `message` is the original.
+        case duplicate
+        /// Refused: `error` says why, with the HTTP status a single send would have had.
+        case rejected
+    }
+
+    public var localId: String
+    public var status: Status
+    public var message: Message?
+    public var error: ErrorResponse.Body?
+    /// For rejected items: the status a single send would have answered (400, 404, 409, 413).
+    public var httpStatus: Int?
+
+    public init(localId: String, status: Status, message: Message? = nil, error: ErrorResponse.Body? = nil, httpStatus: Int? = nil) {
+        self.localId = localId
+        self.status = status
+        self.message = message
+        self.error = error
+        self.httpStatus = httpStatus
+    }
+}
+
+public struct BatchSendResponse: Codable, Sendable {
+    public var results: [BatchResult]
+    public init(results: [BatchResult]) { self.results = results }
 }

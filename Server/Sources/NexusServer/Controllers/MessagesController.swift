@@ -8,6 +8,7 @@ struct MessagesController {
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("conversations/:id/messages", use: send)
         group.get("conversations/:id/messages", use: list)
+        group.post("messages/batch", use: batch)
     }
 
     @Sendable func send(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -16,16 +17,14 @@ struct MessagesController {
         let members = try await services.members(of: id, viewer: me.id)
         let body = try await request.decodeJSON(SendRequest.self, context: context)
         try Self.validate(body)
-        let outcome = try await services.repository.send(
-            NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text))
-        switch outcome {
+        let outcomes = try await services.repository.send(
+            [NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text)])
+        switch outcomes[0] {
         case .created(let message):
             services.notifier.notify(users: members)
             return try jsonResponse(SendResponse(message: message, duplicate: false), status: .created)
         case .duplicate(let message) where message.conversationId != id:
-            throw APIError(
-                status: .conflict, code: "local_id_reused",
-                message: "This localId was already used for a message in another conversation; send with a new one.")
+            throw Self.localIdReused
         case .duplicate(let message):
             return try jsonResponse(SendResponse(message: message, duplicate: true))
         }
@@ -42,6 +41,58 @@ struct MessagesController {
         }
         let page = try await services.repository.messages(conversationId: id, before: before, limit: Int(limit))
         return try jsonResponse(page)
+    }
+
+    /// Many messages at once, for outbox flushes: one group commit, one answer per item in
+    /// the order of the request. Items are judged one by one; a bad item is rejected with
+    /// the error a single send would have had, and the rest still go in.
+    @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await services.authenticate(request).user
+        let body = try await request.decodeJSON(BatchSendRequest.self, context: context, limit: Limits.maxBatchBytes)
+        guard body.messages.count <= Limits.maxBatchItems else {
+            throw APIError(
+                status: .contentTooLarge, code: "too_many_items",
+                message: "A batch takes at most \(Limits.maxBatchItems) messages; split it.")
+        }
+        var results = [BatchResult?](repeating: nil, count: body.messages.count)
+        var accepted: [(index: Int, message: NewMessage)] = []
+        var members: [Int64: [Int64]] = [:]
+        for (index, item) in body.messages.enumerated() {
+            do {
+                if members[item.conversationId] == nil {
+                    members[item.conversationId] = try await services.members(of: item.conversationId, viewer: me.id)
+                }
+                try Self.validate(SendRequest(localId: item.localId, text: item.text))
+                accepted.append((index, NewMessage(conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text)))
+            } catch let error as APIError {
+                results[index] = Self.rejected(item.localId, error)
+            }
+        }
+        let outcomes = try await services.repository.send(accepted.map(\.message))
+        var touched = Set<Int64>()
+        for ((index, message), outcome) in zip(accepted, outcomes) {
+            switch outcome {
+            case .created(let stored):
+                touched.insert(stored.conversationId)
+                results[index] = BatchResult(localId: message.localId, status: .created, message: stored)
+            case .duplicate(let stored) where stored.conversationId != message.conversationId:
+                results[index] = Self.rejected(message.localId, Self.localIdReused)
+            case .duplicate(let stored):
+                results[index] = BatchResult(localId: message.localId, status: .duplicate, message: stored)
+            }
+        }
+        services.notifier.notify(users: Set(touched.flatMap { members[$0] ?? [] }))
+        return try jsonResponse(BatchSendResponse(results: results.map { $0! }))
+    }
+
+    static let localIdReused = APIError(
+        status: .conflict, code: "local_id_reused",
+        message: "This localId was already used for a message in another conversation; send with a new one.")
+
+    private static func rejected(_ localId: String, _ error: APIError) -> BatchResult {
+        BatchResult(
+            localId: localId, status: .rejected, error: .init(code: error.code, message: error.message),
+            httpStatus: error.status.code)
     }
 
     static func validate(_ body: SendRequest) throws {

@@ -43,9 +43,10 @@ protocol Repository: Sendable {
     func conversations(viewer: Int64) async throws -> [Conversation]
     func memberIds(conversationId: Int64) async throws -> [Int64]
 
-    /// Stores the message durably (the commit is on disk when this returns), giving it
-    /// the conversation's next seq. Idempotent per (sender, localId).
-    func send(_ message: NewMessage) async throws -> SendOutcome
+    /// Stores the messages durably (the commit is on disk when this returns), giving each
+    /// the next seq of its conversation, in order. Idempotent per (sender, localId).
+    /// Outcomes come in the order of `messages`.
+    func send(_ messages: [NewMessage]) async throws -> [SendOutcome]
     /// Up to `limit` messages with seq below `before` (or the newest), oldest first.
     func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage
 

@@ -236,8 +236,8 @@ final class SQLiteRepository: Repository {
 
     // MARK: Messages
 
-    func send(_ message: NewMessage) async throws -> SendOutcome {
-        try await writer.send(message)
+    func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
+        try await writer.send(messages)
     }
 
     func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage {

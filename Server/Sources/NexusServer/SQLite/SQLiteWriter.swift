@@ -12,7 +12,7 @@ import SQLiteNIO
 actor SQLiteWriter {
     let connection: SQLiteConnection
     private var pending: [Job] = []
-    private var pendingMessages: [(NewMessage, CheckedContinuation<SendOutcome, any Error>)] = []
+    private var pendingMessages: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)] = []
     private var draining = false
     let maxBatch = 1000
 
@@ -62,10 +62,11 @@ actor SQLiteWriter {
         }
     }
 
-    /// Stores a message in the next group transaction; idempotent per (sender, localId).
-    func send(_ message: NewMessage) async throws -> SendOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            pendingMessages.append((message, continuation))
+    /// Stores messages in the next group commit; idempotent per (sender, localId).
+    func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
+        if messages.isEmpty { return [] }
+        return try await withCheckedThrowingContinuation { continuation in
+            pendingMessages.append((messages, continuation))
             startDraining()
         }
     }
@@ -81,8 +82,13 @@ actor SQLiteWriter {
         while !pending.isEmpty || !pendingMessages.isEmpty {
             let batch = Array(pending.prefix(maxBatch))
             pending.removeFirst(batch.count)
-            let messages = Array(pendingMessages.prefix(maxBatch))
-            pendingMessages.removeFirst(messages.count)
+            // Whole requests, up to maxBatch messages (a larger request goes alone).
+            var messages: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)] = []
+            var count = 0
+            while let next = pendingMessages.first, messages.isEmpty || count + next.messages.count <= maxBatch {
+                messages.append(pendingMessages.removeFirst())
+                count += next.messages.count
+            }
             if !batch.isEmpty { await commit(batch) }
             if !messages.isEmpty { await commit(messages) }
         }
@@ -104,12 +110,15 @@ actor SQLiteWriter {
 
     /// Messages need no explicit transaction: `insert` writes them with one statement,
     /// which SQLite commits atomically and durably by itself.
-    private func commit(_ messages: [(NewMessage, CheckedContinuation<SendOutcome, any Error>)]) async {
+    private func commit(_ requests: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)]) async {
         do {
-            let outcomes = try await insert(messages.map(\.0))
-            for (index, (_, continuation)) in messages.enumerated() { continuation.resume(returning: outcomes[index]) }
+            var outcomes = try await insert(requests.flatMap(\.messages))[...]
+            for request in requests {
+                request.continuation.resume(returning: Array(outcomes.prefix(request.messages.count)))
+                outcomes = outcomes.dropFirst(request.messages.count)
+            }
         } catch {
-            for (_, continuation) in messages { continuation.resume(throwing: error) }
+            for request in requests { request.continuation.resume(throwing: error) }
         }
     }
 

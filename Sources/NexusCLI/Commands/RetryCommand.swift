@@ -1,0 +1,58 @@
+import NexusCore
+
+enum RetryCommand {
+    static let spec = CommandSpec(
+        name: "retry", summary: "Put failed messages back in the queue and send them now",
+        usage: ["<localId>...", "--all"],
+        details: "Failed messages are never retried by themselves; see them with `nexusctl queue`.\nExit status as for `queue flush`.",
+        options: [OptionSpec("all", help: "retry every failed message")],
+        arguments: 0...Int.max,
+        requirements: [.session],
+        run: run)
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let all = context.invocation.flag("all")
+        guard all != !context.arguments.isEmpty else {
+            throw .usage("give the localIds of the messages to retry, or --all", hint: "see them with `nexusctl queue`.")
+        }
+        let entries = try Delivery.loadEntries(context)
+        var chosen: [OutboxEntry] = []
+        if all {
+            chosen = entries.filter { $0.status == .failed }
+        } else {
+            for id in context.arguments {
+                guard let e = entries.first(where: { $0.localId == id }) else {
+                    throw CLIError(.notFound, "no message with localId \(id) in the outbox", hint: "see them with `nexusctl queue`.")
+                }
+                guard e.status == .failed else {
+                    throw CLIError(.failure, "message \(id) is \(e.status.rawValue), not failed; only failed messages are retried")
+                }
+                chosen.append(e)
+            }
+        }
+        if chosen.isEmpty {
+            context.output.note("No failed messages to retry.")
+            if context.output.json { context.output.document([SendView]()) }
+            return .ok
+        }
+        let outbox = Outbox(profile: context.profile)
+        do {
+            try outbox.append(chosen.map { OutboxRecord(op: .retry, localId: $0.localId, at: .now()) })
+        } catch {
+            throw CLIError(error)
+        }
+        // The whole queue goes, in order, so a retried message keeps its place.
+        let queued = try Delivery.loadEntries(context).filter { $0.status == .queued }
+        let report = try Delivery.run(queued, ignoreBackoff: true, context)
+        let views = SendView.views(chosen, report)
+        if context.output.json {
+            context.output.document(views)
+        } else {
+            for v in views { context.output.line("\(v.status.rawValue) \(v.localId)") }
+        }
+        let ids = Set(chosen.map(\.localId))
+        for e in report.failed where ids.contains(e.localId) { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
+        if let reason = report.stopReason { context.output.warn(reason) }
+        return Delivery.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
+    }
+}

@@ -1,0 +1,198 @@
+/// The words people see when a message does not go out (from the product documents).
+public enum DeliveryText {
+    public static let network = "Message failed to send. Check your connection."
+    public static let auth = "Message failed to send. Please try signing in again."
+    public static let other = "Message failed to send. Please try again."
+}
+
+/// What one delivery run did.
+public struct DeliveryReport: Sendable {
+    public var sent: [(entry: OutboxEntry, message: Message)] = []
+    /// Tried, and failed in a way that may pass: still queued, with a backoff.
+    public var deferred: [OutboxEntry] = []
+    /// Not tried: not due yet, behind an earlier message of its conversation, or after the
+    /// run stopped. Still queued.
+    public var waiting: [OutboxEntry] = []
+    /// Will not be retried without `retry`; `lastError` says why.
+    public var failed: [OutboxEntry] = []
+    /// Why the run stopped early (the server could not be reached, or answered 429 or 5xx).
+    public var stopReason: String?
+    /// The server refused the credentials.
+    public var authRefused = false
+
+    public init() {}
+
+    public var stillQueued: Int { deferred.count + waiting.count }
+}
+
+/// Delivers outbox messages in order, in batches, and records every outcome in the
+/// outbox before it returns. It never prints: progress goes to `onProgress`.
+public struct OutboxDelivery {
+    public let outbox: Outbox
+    public let profile: Profile
+    public let api: NexusAPI
+    public var now: () -> Timestamp = { .now() }
+    public var maxItems = 500
+    public var maxBytes = 4 * 1024 * 1024
+    /// Called after each batch with (messages done, messages to do).
+    public var onProgress: ((Int, Int) -> Void)?
+
+    public init(profile: Profile, api: NexusAPI) {
+        self.profile = profile
+        self.outbox = Outbox(profile: profile)
+        self.api = api
+    }
+
+    /// The backoff after `attempts` failed tries: 1 s, 2 s, 4 s … capped at 5 minutes.
+    public static func backoff(afterAttempts attempts: Int) -> Int64 {
+        min(300, Int64(1) << min(max(attempts - 1, 0), 9))
+    }
+
+    /// Delivers the queued messages among `entries`, oldest first. A message that is not
+    /// due yet (unless `ignoreBackoff`) holds back the later ones of its conversation, so
+    /// each conversation keeps its order.
+    public func deliver(_ entries: [OutboxEntry], ignoreBackoff: Bool = false) throws(StoreError) -> DeliveryReport {
+        var report = DeliveryReport()
+        let start = now()
+        var blocked = Set<String>()
+        var candidates: [OutboxEntry] = []
+        for e in entries where e.status == .queued {
+            let key = e.conversationId.map { "c\($0)" } ?? "to:\(e.to ?? "")"
+            if blocked.contains(key) || (!ignoreBackoff && !e.isDue(at: start)) {
+                blocked.insert(key)
+                report.waiting.append(e)
+            } else {
+                candidates.append(e)
+            }
+        }
+        candidates = try resolveRecipients(candidates, &report)
+
+        var done = 0
+        var index = 0
+        while index < candidates.count {
+            if report.stopReason != nil || report.authRefused {
+                report.waiting += candidates[index...]
+                break
+            }
+            var batch: [OutboxEntry] = []
+            var bytes = 0
+            while index < candidates.count, batch.count < maxItems, batch.isEmpty || bytes + candidates[index].text.utf8.count + 200 <= maxBytes {
+                bytes += candidates[index].text.utf8.count + 200
+                batch.append(candidates[index])
+                index += 1
+            }
+            try send(batch, due: { $0.isDue(at: start) }, &report)
+            done += batch.count
+            onProgress?(done, candidates.count)
+        }
+        return report
+    }
+
+    /// Messages queued for an email before the conversation was known get its id now.
+    private func resolveRecipients(_ candidates: [OutboxEntry], _ report: inout DeliveryReport) throws(StoreError) -> [OutboxEntry] {
+        var resolved: [String: Int64] = [:]
+        var failed: [String: String] = [:]
+        var out: [OutboxEntry] = []
+        var records: [OutboxRecord] = []
+        for var e in candidates {
+            guard e.conversationId == nil, let to = e.to else {
+                out.append(e)
+                continue
+            }
+            if resolved[to] == nil, failed[to] == nil, report.stopReason == nil, !report.authRefused {
+                do throws(APIError) {
+                    let conversation = try api.openDirect(with: to).conversation
+                    resolved[to] = conversation.id
+                    try? profile.rememberDirect(email: to, conversationId: conversation.id)
+                } catch {
+                    if error.isTransient {
+                        report.stopReason = "\(DeliveryText.network) (\(error))"
+                    } else if error.status == 401 || error.status == 403 {
+                        report.authRefused = true
+                    } else {
+                        failed[to] = "\(DeliveryText.other) (\(error))"
+                    }
+                }
+            }
+            if let id = resolved[to] {
+                e.conversationId = id
+                out.append(e)
+            } else if let why = failed[to] {
+                e.status = .failed
+                e.lastError = why
+                records.append(OutboxRecord(op: .failed, localId: e.localId, at: now(), error: why))
+                report.failed.append(e)
+            } else {
+                report.waiting.append(e)
+            }
+        }
+        try outbox.append(records)
+        return out
+    }
+
+    /// Sends one batch and records the outcomes. A transient failure of a message tried
+    /// before it was due (`ignoreBackoff`) is no strike against it: its backoff stays as it was.
+    private func send(_ batch: [OutboxEntry], due: (OutboxEntry) -> Bool, _ report: inout DeliveryReport) throws(StoreError) {
+        let at = now()
+        var records: [OutboxRecord] = []
+        do throws(APIError) {
+            let results = try api.sendBatch(batch.map { BatchItem(conversationId: $0.conversationId ?? 0, localId: $0.localId, text: $0.text) })
+            for (e, result) in zip(batch, results) {
+                switch result.status {
+                case .created, .duplicate:
+                    guard let m = result.message else { continue }
+                    records.append(OutboxRecord(op: .sent, localId: e.localId, at: at, conversationId: m.conversationId, messageId: m.id, seq: m.seq))
+                    var sent = e
+                    sent.status = .sent
+                    report.sent.append((sent, m))
+                case .rejected:
+                    let reason = result.error?.message ?? "rejected"
+                    let why = result.httpStatus == 404 ? "Message failed to send. \(reason)" : "\(DeliveryText.other) (\(reason))"
+                    records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
+                    report.failed.append(failing(e, why))
+                }
+            }
+        } catch {
+            if error.isTransient {
+                let why = "\(DeliveryText.network) (\(error))"
+                report.stopReason = why
+                for e in batch {
+                    guard due(e) else {
+                        report.deferred.append(e)
+                        continue
+                    }
+                    var delay = Self.backoff(afterAttempts: e.attempts + 1)
+                    if case .server(_, _, _, let retryAfter?) = error { delay = max(delay, Int64(retryAfter)) }
+                    let next = Timestamp(milliseconds: at.milliseconds + delay * 1000)
+                    records.append(OutboxRecord(op: .deferred, localId: e.localId, at: at, error: why, nextAttemptAt: next))
+                    var deferred = e
+                    deferred.lastError = why
+                    deferred.nextAttemptAt = next
+                    deferred.attempts += 1
+                    report.deferred.append(deferred)
+                }
+            } else {
+                let why: String
+                if error.status == 401 || error.status == 403 {
+                    report.authRefused = true
+                    why = DeliveryText.auth
+                } else {
+                    why = "\(DeliveryText.other) (\(error))"
+                }
+                for e in batch {
+                    records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
+                    report.failed.append(failing(e, why))
+                }
+            }
+        }
+        try outbox.append(records)
+    }
+
+    private func failing(_ e: OutboxEntry, _ why: String) -> OutboxEntry {
+        var failed = e
+        failed.status = .failed
+        failed.lastError = why
+        failed.attempts += 1
+        return failed
+    }
+}

@@ -184,3 +184,44 @@ struct User {
         guard r.code == 0 else { throw HarnessError("register \(email) failed: \(r.err)") }
     }
 }
+
+import NexusCore
+
+extension User {
+    /// This user's API session, read from the profile nexusctl saved.
+    func api() throws -> NexusAPI {
+        let session = try #require(try Profile(name: "default", home: home).loadSession())
+        return NexusAPI(address: try ServerAddress(parsing: server), token: session.token)
+    }
+
+    /// Every message in this user's feed, from the server, in feed order.
+    func serverMessages() throws -> [Message] {
+        let api = try api()
+        var cursor: Int64 = 0
+        var messages: [Message] = []
+        while true {
+            let page = try api.sync(after: cursor)
+            messages += page.events.compactMap(\.message)
+            if page.events.isEmpty { return messages }
+            cursor = page.cursor
+        }
+    }
+
+    /// Queues `count` messages while the server is down: one `send --each-line`, so the
+    /// outbox holds them all before anything is tried. Returns their localIds in order.
+    func queueOffline(_ count: Int, to conversation: String, prefix: String = "m") throws -> [String] {
+        let lines = (1...count).map { "\(prefix) \($0)" }.joined(separator: "\n") + "\n"
+        let r = try run(["send", conversation, "--each-line", "--json"], stdin: lines)
+        guard r.code == 75 else { throw HarnessError("expected exit 75 (queued), got \(r.code): \(r.err)") }
+        let views = try #require(try r.json() as? [[String: Any]])
+        return views.compactMap { $0["localId"] as? String }
+    }
+
+    func outboxEntries() throws -> [[String: Any]] {
+        try #require(try run(["queue", "--json"]).json() as? [[String: Any]])
+    }
+}
+
+func jsonLines(_ text: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}

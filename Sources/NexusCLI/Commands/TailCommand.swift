@@ -51,7 +51,8 @@ enum TailCommand {
         var offline = false
         while true {
             do throws(APIError) {
-                let batch = try api.sync(after: cursor, conversationId: conversationId, waitSeconds: 25)
+                // While offline, probe without waiting, so the reconnection is noticed at once.
+                let batch = try api.sync(after: cursor, conversationId: conversationId, waitSeconds: offline ? 0 : 25)
                 if offline {
                     context.output.note("Reconnected to \(api.address).")
                     offline = false

@@ -156,13 +156,16 @@ public struct OutboxDelivery {
             if error.isTransient {
                 let why = "\(DeliveryText.network) (\(error))"
                 report.stopReason = why
+                var retryAfter: Int64?
+                if case .server(_, _, _, let seconds?) = error { retryAfter = Int64(seconds) }
                 for e in batch {
-                    guard due(e) else {
+                    // The server's Retry-After binds every message; otherwise a message
+                    // tried before it was due keeps the backoff it had.
+                    guard due(e) || retryAfter != nil else {
                         report.deferred.append(e)
                         continue
                     }
-                    var delay = Self.backoff(afterAttempts: e.attempts + 1)
-                    if case .server(_, _, _, let retryAfter?) = error { delay = max(delay, Int64(retryAfter)) }
+                    let delay = max(Self.backoff(afterAttempts: e.attempts + 1), retryAfter ?? 0)
                     let next = Timestamp(milliseconds: at.milliseconds + delay * 1000)
                     records.append(OutboxRecord(op: .deferred, localId: e.localId, at: at, error: why, nextAttemptAt: next))
                     var deferred = e

@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP proxy in front of the real nexusd that can answer the next requests itself
+/// with an error (a 503, a 429 with Retry-After), the way a load balancer or an
+/// overloaded server would. Everything else passes through to nexusd untouched.
+final class FaultProxy: @unchecked Sendable {
+    private let listener: Int32
+    let port: Int
+    private let upstreamPort: Int
+    private let lock = NSLock()
+    private var faults: [(status: Int, headers: String, body: String)] = []
+    private(set) var faultsServed = 0
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    init(upstreamPort: Int) throws {
+        self.upstreamPort = upstreamPort
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var one: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 64) == 0 else { throw HarnessError("proxy can't listen") }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) }
+        }
+        self.port = Int(UInt16(bigEndian: addr.sin_port))
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    /// The next `count` requests get this answer instead of reaching nexusd.
+    func fail(next count: Int, status: Int, headers: String = "", body: String = "") {
+        lock.lock()
+        defer { lock.unlock() }
+        for _ in 0..<count { faults.append((status, headers, body)) }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 { return }
+            Thread.detachNewThread { [self] in serve(client) }
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        // Read one request head (and its body) to decide.
+        var request = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !containsHeadEnd(request) {
+            let n = read(client, &buffer, buffer.count)
+            if n <= 0 { close(client); return }
+            request += buffer[0..<n]
+        }
+        lock.lock()
+        let fault = faults.isEmpty ? nil : faults.removeFirst()
+        if fault != nil { faultsServed += 1 }
+        lock.unlock()
+        if let fault {
+            let head = String(decoding: request, as: UTF8.self)
+            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            let headEnd = request.firstRange(of: [13, 10, 13, 10])!.upperBound
+            var have = request.count - headEnd
+            while have < length {
+                let n = read(client, &buffer, buffer.count)
+                if n <= 0 { break }
+                have += n
+            }
+            let response = "HTTP/1.1 \(fault.status) Fault\r\nContent-Type: application/json\r\nContent-Length: \(fault.body.utf8.count)\r\nConnection: close\r\n\(fault.headers)\r\n\(fault.body)"
+            _ = response.withCString { write(client, $0, strlen($0)) }
+            close(client)
+            return
+        }
+        // Pass through: this connection and the rest of it go to nexusd.
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = UInt16(upstreamPort).bigEndian
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(client); close(upstream); return }
+        _ = request.withUnsafeBytes { write(upstream, $0.baseAddress, $0.count) }
+        let back = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            pump(from: upstream, to: client)
+            back.signal()
+        }
+        pump(from: client, to: upstream)
+        back.wait()
+        close(client)
+        close(upstream)
+    }
+
+    private func containsHeadEnd(_ bytes: [UInt8]) -> Bool {
+        bytes.firstRange(of: [13, 10, 13, 10]) != nil
+    }
+}
+
+private func pump(from source: Int32, to destination: Int32) {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = read(source, &buffer, buffer.count)
+        if n <= 0 { break }
+        var done = 0
+        while done < n {
+            let w = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + done, n - done) }
+            if w <= 0 { break }
+            done += w
+        }
+    }
+    shutdown(destination, Int32(SHUT_WR))
+    shutdown(source, Int32(SHUT_RD))
+}

@@ -1,0 +1,284 @@
+import Foundation
+import NexusCore
+import Testing
+
+/// The outbox promises (issue 3): nothing lost, nothing duplicated, whatever the network,
+/// a crash or a kill -9 does. Real nexusd, real nexusctl processes.
+@Suite(.timeLimit(.minutes(5)))
+struct OutboxTests {
+    /// alice and bob on a fresh server, with a direct conversation; returns its id.
+    func setUp() throws -> (TestServer, User, User, String) {
+        let server = try TestServer()
+        let alice = try User("alice", server: server.url)
+        let bob = try User("bob", server: server.url)
+        try alice.register()
+        try bob.register()
+        let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
+        let id = try #require((opened["conversation"] as? [String: Any])?["id"] as? Int)
+        return (server, alice, bob, String(id))
+    }
+
+    @Test func sendWhileDownQueuesThenFlushDeliversInOrder() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        server.stop()
+        var localIds: [String] = []
+        for i in 1...20 {
+            let r = try alice.run(["send", conversation, "offline \(i)", "--json"])
+            #expect(r.code == 75)
+            #expect(r.err.contains("Message failed to send. Check your connection."))
+            localIds.append(try #require((try r.json() as? [String: Any])?["localId"] as? String))
+        }
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+        let flush = try alice.run(["queue", "flush", "--now", "--json"])
+        #expect(flush.code == 0, "\(flush.err)")
+        #expect((try flush.json() as? [String: Any])?["sent"] as? [String] == localIds)
+        let stored = try bob.serverMessages()
+        #expect(stored.map(\.localId) == localIds)
+        #expect(stored.map(\.text) == (1...20).map { "offline \($0)" })
+        #expect(stored.map(\.seq) == Array(1...20))
+    }
+
+    @Test func flushRespectsTheBackoffUnlessNow() throws {
+        let (server, alice, _, conversation) = try setUp()
+        server.stop()
+        #expect(try alice.run(["send", conversation, "one"]).code == 75)
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+        let early = try alice.run(["queue", "flush"])
+        #expect(early.code == 75)
+        #expect(early.err.contains("waiting out their backoff"))
+        let entry = try #require(try alice.outboxEntries().first)
+        #expect(entry["attempts"] as? Int == 1)
+        #expect(entry["nextAttemptAt"] != nil)
+        #expect(entry["lastError"] as? String == "Message failed to send. Check your connection. (can't reach the server at \(alice.server) (connection refused))")
+        #expect(try alice.run(["queue", "flush", "--now"]).code == 0)
+        #expect(try alice.outboxEntries().isEmpty)
+    }
+
+    @Test func killNineOfFlushLosesAndDuplicatesNothing() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        server.stop()
+        let localIds = try alice.queueOffline(2000, to: conversation)
+        #expect(localIds.count == 2000)
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+
+        var killed = 0
+        for _ in 0..<25 {
+            let (flush, _, _) = try alice.spawn(["queue", "flush", "--now"])
+            Thread.sleep(forTimeInterval: Double.random(in: 0.0...0.06))
+            if flush.isRunning {
+                kill(flush.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            flush.waitUntilExit()
+        }
+        #expect(killed > 0, "no flush was killed mid-way")
+        let final = try alice.run(["queue", "flush", "--now"])
+        #expect(final.code == 0, "\(final.err)")
+        #expect(try alice.outboxEntries().isEmpty)
+
+        let stored = try bob.serverMessages()
+        #expect(stored.count == 2000)
+        #expect(Set(stored.map(\.localId)) == Set(localIds))
+        #expect(stored.map(\.localId) == localIds, "delivered out of order")
+        #expect(stored.map(\.seq) == Array(1...2000))
+    }
+
+    @Test func killNineOfTheServerMidBatchLosesAndDuplicatesNothing() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        server.stop()
+        let localIds = try alice.queueOffline(2000, to: conversation)
+        var current = try TestServer(directory: server.directory, port: server.port)
+        for _ in 0..<3 {
+            let (flush, _, _) = try alice.spawn(["queue", "flush", "--now"])
+            Thread.sleep(forTimeInterval: Double.random(in: 0.01...0.08))
+            current.kill9()
+            flush.waitUntilExit()
+            current = try TestServer(directory: server.directory, port: server.port)
+        }
+        defer { current.stop() }
+        let final = try alice.run(["queue", "flush", "--now"])
+        #expect(final.code == 0, "\(final.err)")
+        let stored = try bob.serverMessages()
+        #expect(stored.map(\.localId) == localIds)
+        #expect(stored.map(\.seq) == Array(1...2000))
+    }
+
+    @Test func twoFlushesAndATailDeliverEverythingOnce() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        server.stop()
+        let localIds = try alice.queueOffline(1000, to: conversation)
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+        let (tail, out, err) = try bob.spawn(["tail", "-f", "--json", "-n", "0"])
+        defer { tail.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let (first, _, _) = try alice.spawn(["queue", "flush", "--now"])
+        let (second, _, _) = try alice.spawn(["queue", "flush", "--now"])
+        first.waitUntilExit()
+        second.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(second.terminationStatus == 0)
+        #expect(out.wait(timeout: 20) { $0.count >= 1000 }, "tail printed \(out.lines.count): \(err.text)")
+        Thread.sleep(forTimeInterval: 0.3)
+        let printed = jsonLines(out.text).compactMap { $0["localId"] as? String }
+        #expect(printed == localIds)
+        #expect(try bob.serverMessages().map(\.localId) == localIds)
+    }
+
+    @Test func aTornOutboxLineCostsOnlyThatRecord() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        server.stop()
+        var localIds: [String] = []
+        for i in 1...3 {
+            let r = try alice.run(["send", conversation, "m \(i)", "--json"])
+            localIds.append(try #require((try r.json() as? [String: Any])?["localId"] as? String))
+        }
+        let path = alice.home + "/default/outbox.jsonl"
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        let last = try #require(jsonLines(original).last)
+        // A crash in the middle of writing the last record.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: UInt64(original.utf8.count - 15))
+        try handle.close()
+
+        let list = try alice.run(["queue", "--json"])
+        #expect(list.code == 0)
+        #expect(list.err.contains("unreadable record"))
+        let listed = try #require(try list.json() as? [[String: Any]])
+        // Only the torn record is lost: a torn `queued` record loses that message (its
+        // send never reported it queued); any other record loses just that state change.
+        let survivors = last["op"] as? String == "queued" ? localIds.filter { $0 != last["localId"] as? String } : localIds
+        #expect(listed.compactMap { $0["localId"] as? String } == survivors)
+
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+        #expect(try alice.run(["send", conversation, "after the crash"]).code == 0)
+        let repaired = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(repaired.hasSuffix("\n"))
+        #expect(jsonLines(repaired).count == repaired.split(separator: "\n").count, "the file is repaired: every line is whole")
+        let delivered = try bob.serverMessages()
+        #expect(delivered.map(\.localId).dropLast() == ArraySlice(survivors))
+        #expect(delivered.last?.text == "after the crash")
+    }
+
+    @Test func serverErrorsQueueWithBackoffAndHonourRetryAfter() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        defer { server.stop() }
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        var viaProxy = alice
+        viaProxy.server = proxy.url
+
+        proxy.fail(next: 1, status: 503, body: #"{"error":{"code":"unavailable","message":"Overloaded."}}"#)
+        let unavailable = try viaProxy.run(["--server", proxy.url, "send", conversation, "through a 503", "--json"])
+        #expect(unavailable.code == 75)
+        #expect(unavailable.err.contains("Message failed to send. Check your connection."))
+        #expect((try unavailable.json() as? [String: Any])?["status"] as? String == "queued")
+
+        proxy.fail(next: 1, status: 429, headers: "Retry-After: 120\r\n", body: #"{"error":{"code":"rate_limited","message":"Slow down."}}"#)
+        #expect(try viaProxy.run(["--server", proxy.url, "queue", "flush", "--now"]).code == 75)
+        let entry = try #require(try alice.outboxEntries().first)
+        let nextText = try #require(entry["nextAttemptAt"] as? String)
+        let next = try #require(Timestamp(iso8601: nextText))
+        #expect(next.milliseconds - Timestamp.now().milliseconds > 100_000, "Retry-After: 120 was not honoured")
+
+        #expect(try viaProxy.run(["--server", proxy.url, "queue", "flush", "--now"]).code == 0)
+        #expect(try bob.serverMessages().map(\.text) == ["through a 503"])
+        #expect(proxy.faultsServed == 2)
+    }
+
+    @Test func unauthorizedFailsAndRetryAfterLoginSendsOnce() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        defer { server.stop() }
+        // Revoke the token on the server but keep it here: the next send meets a 401.
+        let sessionPath = alice.home + "/default/session.json"
+        let session = try String(contentsOfFile: sessionPath, encoding: .utf8)
+        #expect(try alice.run(["logout"]).code == 0)
+        try session.write(toFile: sessionPath, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: sessionPath)
+
+        let refused = try alice.run(["send", conversation, "needs a login", "--json"])
+        #expect(refused.code == 4)
+        #expect(refused.err.contains("Message failed to send. Please try signing in again."))
+        let localId = try #require((try refused.json() as? [String: Any])?["localId"] as? String)
+        #expect(try alice.outboxEntries().first?["status"] as? String == "failed")
+
+        #expect(try alice.run(["login", alice.email, "--password-stdin"], stdin: "password123\n").code == 0)
+        let retried = try alice.run(["retry", localId])
+        #expect(retried.code == 0, "\(retried.err)")
+        #expect(retried.out == "sent \(localId)\n")
+        let again = try alice.run(["retry", localId])
+        #expect(again.code == 1)
+        #expect(again.err.contains("is sent, not failed"))
+        #expect(try bob.serverMessages().map(\.localId) == [localId])
+    }
+
+    @Test func aMessageTheServerRejectsFailsWithTheServersReason() throws {
+        let (server, alice, _, conversation) = try setUp()
+        defer { server.stop() }
+        // A message queued by a client that did not check the size (the server must).
+        let record = OutboxRecord(
+            op: .queued, localId: "oversized-1", at: .now(), conversationId: Int64(conversation)!,
+            text: String(repeating: "x", count: 70 * 1024))
+        try Outbox(profile: Profile(name: "default", home: alice.home)).append([record])
+
+        let flush = try alice.run(["queue", "flush", "--json"])
+        #expect(flush.code == 1)
+        #expect((try flush.json() as? [String: Any])?["failed"] as? [String] == ["oversized-1"])
+        #expect(flush.err.contains("Message failed to send. Please try again."))
+        #expect(flush.err.contains("71680 bytes; the limit is 65536 bytes"))
+        let entry = try #require(try alice.outboxEntries().first)
+        #expect(entry["status"] as? String == "failed")
+    }
+
+    @Test func onlineCommandsDeliverTheQueueOnTheSide() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        server.stop()
+        let queued = try alice.queueOffline(3, to: conversation)
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+        Thread.sleep(forTimeInterval: 1.1)  // past the first backoff
+        let convos = try alice.run(["convos"])
+        #expect(convos.code == 0)
+        #expect(convos.err.contains("Delivered 3 queued message(s)."))
+        #expect(try bob.serverMessages().map(\.localId) == queued)
+    }
+
+    @Test func tailFollowDeliversTheQueueWhenTheConnectionComesBack() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        let (tail, _, err) = try alice.spawn(["tail", "-f", "-n", "0"])
+        defer { tail.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+        server.stop()
+        let send = try alice.run(["send", conversation, "written in the tunnel", "--json"])
+        #expect(send.code == 75)
+        let localId = try #require((try send.json() as? [String: Any])?["localId"] as? String)
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+        #expect(err.wait(timeout: 15) { _ in err.text.contains("Delivered 1 queued message(s).") }, "tail said: \(err.text)")
+        #expect(try bob.serverMessages().map(\.localId) == [localId])
+    }
+
+    @Test func retryAllSendsEveryFailedMessageOnce() throws {
+        let (server, alice, bob, conversation) = try setUp()
+        defer { server.stop() }
+        let sessionPath = alice.home + "/default/session.json"
+        let session = try String(contentsOfFile: sessionPath, encoding: .utf8)
+        #expect(try alice.run(["logout"]).code == 0)
+        try session.write(toFile: sessionPath, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: sessionPath)
+        #expect(try alice.run(["send", conversation, "one"]).code == 4)
+        #expect(try alice.run(["send", conversation, "two"]).code == 4)
+        #expect(try alice.outboxEntries().map { $0["status"] as? String } == ["failed", "failed"])
+
+        #expect(try alice.run(["login", alice.email, "--password-stdin"], stdin: "password123\n").code == 0)
+        let retried = try alice.run(["retry", "--all", "--json"])
+        #expect(retried.code == 0, "\(retried.err)")
+        #expect((try retried.json() as? [[String: Any]])?.map { $0["status"] as? String } == ["sent", "sent"])
+        #expect(try alice.run(["retry", "--all"]).err.contains("No failed messages"))
+        #expect(try bob.serverMessages().map(\.text) == ["one", "two"])
+    }
+}

@@ -45,11 +45,8 @@ struct FoundationTests {
         let server = try TestServer()
         let alice = try User("alice", server: server.url)
         try alice.register()
-        let session = try String(contentsOfFile: alice.home + "/default/session.json", encoding: .utf8)
-        #expect(try alice.run(["logout"]).code == 0)
-        // Put the old session back: the server must refuse its token now.
-        try session.write(toFile: alice.home + "/default/session.json", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: alice.home + "/default/session.json")
+        // With the old session put back, the server must refuse its token.
+        try alice.revokeTokenKeepingSession()
         let r = try alice.run(["convos"])
         #expect(r.code == 4)
     }

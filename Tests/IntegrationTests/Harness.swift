@@ -217,6 +217,16 @@ extension User {
         return views.compactMap { $0["localId"] as? String }
     }
 
+    /// Logs out on the server but puts the session file back, so this user holds a token
+    /// the server has revoked: the next request meets a 401.
+    func revokeTokenKeepingSession() throws {
+        let path = home + "/default/session.json"
+        let session = try String(contentsOfFile: path, encoding: .utf8)
+        guard try run(["logout"]).code == 0 else { throw HarnessError("logout failed") }
+        try session.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
     func outboxEntries() throws -> [[String: Any]] {
         try #require(try run(["queue", "--json"]).json() as? [[String: Any]])
     }

@@ -193,12 +193,7 @@ struct OutboxTests {
     @Test func unauthorizedFailsAndRetryAfterLoginSendsOnce() throws {
         let (server, alice, bob, conversation) = try setUp()
         defer { server.stop() }
-        // Revoke the token on the server but keep it here: the next send meets a 401.
-        let sessionPath = alice.home + "/default/session.json"
-        let session = try String(contentsOfFile: sessionPath, encoding: .utf8)
-        #expect(try alice.run(["logout"]).code == 0)
-        try session.write(toFile: sessionPath, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: sessionPath)
+        try alice.revokeTokenKeepingSession()
 
         let refused = try alice.run(["send", conversation, "needs a login", "--json"])
         #expect(refused.code == 4)
@@ -265,11 +260,7 @@ struct OutboxTests {
     @Test func retryAllSendsEveryFailedMessageOnce() throws {
         let (server, alice, bob, conversation) = try setUp()
         defer { server.stop() }
-        let sessionPath = alice.home + "/default/session.json"
-        let session = try String(contentsOfFile: sessionPath, encoding: .utf8)
-        #expect(try alice.run(["logout"]).code == 0)
-        try session.write(toFile: sessionPath, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: sessionPath)
+        try alice.revokeTokenKeepingSession()
         #expect(try alice.run(["send", conversation, "one"]).code == 4)
         #expect(try alice.run(["send", conversation, "two"]).code == 4)
         #expect(try alice.outboxEntries().map { $0["status"] as? String } == ["failed", "failed"])

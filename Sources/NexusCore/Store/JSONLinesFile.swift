@@ -31,6 +31,13 @@ public struct JSONLinesFile: Sendable {
         guard let bytes = try FileSystem.readFile(path) else {
             return ReadResult(records: [], skippedLines: 0, tornTail: false)
         }
+        return Self.parse(bytes, as: T.self)
+    }
+
+    /// Splits the bytes of a JSON-lines file into records. Never fails: a line that does
+    /// not decode is counted in `skippedLines`, and a last line without its newline is a
+    /// torn tail, never decoded.
+    public static func parse<T: Decodable>(_ bytes: [UInt8], as type: T.Type) -> ReadResult<T> {
         let decoder = JSONDecoder()
         var records: [T] = []
         var skipped = 0
@@ -40,8 +47,7 @@ public struct JSONLinesFile: Sendable {
         while i < count {
             if bytes[i] == 10 {
                 if i > start {
-                    let line = Data(bytes[start..<i])
-                    if let record = try? decoder.decode(T.self, from: line) {
+                    if let record = try? decoder.decode(T.self, from: Data(bytes[start..<i])) {
                         records.append(record)
                     } else {
                         skipped += 1

@@ -10,7 +10,7 @@ _nexusctl() {
         esac
     done
     if [[ -z "$cmd" ]]; then
-        COMPREPLY=($(compgen -W "register login logout whoami users new convos send tail queue retry help completion --server --profile --json --no-json --quiet --no-quiet -q --color --no-color --help -h --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "register login logout whoami users new convos send tail history queue retry cache help completion --server --profile --json --no-json --quiet --no-quiet -q --color --no-color --help -h --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -23,8 +23,10 @@ _nexusctl() {
         convos) opts=" " ;;
         send) opts="--each-line --no-each-line " ;;
         tail) opts="--follow --no-follow -f --lines -n " ;;
+        history) opts="--before --limit --all --no-all " ;;
         queue) opts=" list flush" ;;
         retry) opts="--all --no-all " ;;
+        cache) opts=" prune" ;;
         help) opts=" " ;;
         completion) opts=" " ;;
         *) opts="" ;;

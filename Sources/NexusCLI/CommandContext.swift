@@ -32,8 +32,8 @@ public final class CommandContext {
         }
     }
 
-    /// True once the command has made its client: it meant to talk to the server.
-    var reachedServer: Bool { client != nil }
+    /// True once the server has answered this command successfully.
+    var reachedServer: Bool { client?.hasReachedServer ?? false }
 
     /// A client for the server, carrying the session's token when there is one.
     public func api() throws(CLIError) -> NexusAPI {

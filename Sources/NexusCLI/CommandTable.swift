@@ -10,8 +10,10 @@ public enum CommandTable {
         ConvosCommand.spec,
         SendCommand.spec,
         TailCommand.spec,
+        HistoryCommand.spec,
         QueueCommand.spec,
         RetryCommand.spec,
+        CacheCommand.spec,
         HelpCommand.spec,
         CompletionCommand.spec,
     ]

@@ -72,8 +72,9 @@ struct FoundationTests {
         #expect((fromBob["conversation"] as? [String: Any])?["id"] as? Int == id)
         #expect(fromBob["created"] as? Bool == false)
 
-        let convos = try #require(try bob.run(["convos", "--json"]).json() as? [[String: Any]])
-        #expect(convos.count == 1)
+        let convos = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
+        #expect((convos["conversations"] as? [[String: Any]])?.count == 1)
+        #expect(convos["offline"] as? Bool == false)
     }
 
     @Test func sendThenTail() throws {

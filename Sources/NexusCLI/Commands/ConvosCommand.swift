@@ -3,15 +3,27 @@ import NexusCore
 enum ConvosCommand {
     static let spec = CommandSpec(
         name: "convos", summary: "List your conversations, most recent first",
+        details: "When the server can't be reached, lists them from the local cache and says so.\nWith --json: {\"conversations\": [...], \"offline\": bool}.",
         requirements: [.session],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.requireSession().user.id
-        let conversations = try context.call { api throws(APIError) in try api.conversations() }
-        for c in conversations { Conversations.remember(c, context) }
+        var conversations: [Conversation]
+        var offline = false
+        let api = try context.api()
+        do throws(APIError) {
+            conversations = try api.conversations()
+            Cache.remember(conversations: conversations, replacingAll: true, context)
+        } catch {
+            guard error.isTransient else { throw context.failure(error) }
+            conversations = ConversationCache(profile: context.profile).load().sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
+            offline = true
+            context.output.warn("offline (\(error)); showing cached conversations")
+        }
         if context.output.json {
-            context.output.document(conversations.map { ConversationView(conversation: $0, title: $0.title(viewer: me)) })
+            context.output.document(
+                ConvosView(conversations: conversations.map { ConversationView(conversation: $0, title: $0.title(viewer: me)) }, offline: offline))
             return .ok
         }
         if conversations.isEmpty {
@@ -25,5 +37,10 @@ enum ConvosCommand {
         }
         context.output.table(rows, header: ["ID", "NAME", "UPDATED", "LAST MESSAGE"])
         return .ok
+    }
+
+    struct ConvosView: Encodable {
+        var conversations: [ConversationView]
+        var offline: Bool
     }
 }

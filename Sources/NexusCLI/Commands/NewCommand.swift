@@ -12,7 +12,7 @@ enum NewCommand {
         let email = context.arguments[0]
         if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
         let response = try context.call { api throws(APIError) in try api.openDirect(with: email) }
-        Conversations.remember(response.conversation, context)
+        Cache.remember(conversations: [response.conversation], replacingAll: false, context)
         let me = try context.requireSession().user.id
         let title = response.conversation.title(viewer: me)
         if context.output.json {

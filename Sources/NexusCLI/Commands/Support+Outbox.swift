@@ -14,6 +14,7 @@ enum Delivery {
         do {
             let report = try delivery.deliver(entries, ignoreBackoff: ignoreBackoff)
             if !report.sent.isEmpty { try delivery.outbox.compact() }
+            Cache.remember(report.sent.map(\.message), context)
             return report
         } catch {
             throw CLIError(error)

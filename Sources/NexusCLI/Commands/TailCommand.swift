@@ -32,27 +32,52 @@ enum TailCommand {
         let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
         let follow = context.invocation.flag("follow")
         let printer = MessagePrinter(context: context, me: me, showConversation: conversationId == nil)
-        try printer.learnMembers(conversationId: conversationId)
+        let api = try context.api()
+        var offline = false
+        do throws(APIError) {
+            try printer.learnMembers(conversationId: conversationId, api: api)
+        } catch {
+            guard error.isTransient else { throw context.failure(error) }
+            printer.learnCachedMembers()
+            offline = true
+        }
 
+        // Where the stream starts: the saved cursor of an earlier `tail -f`, or after the
+        // newest `lines` messages, which are printed first.
         let key = conversationId.map { "c\($0)" } ?? "all"
-        var cursor: Int64
+        var cursor: Int64? = nil
         if follow, context.invocation.value("lines") == nil, let saved = context.profile.loadCursor(key: key) {
             cursor = saved
-        } else {
-            let recent = try context.call { api throws(APIError) in try api.sync(last: lines, conversationId: conversationId) }
-            printer.print(recent.events)
-            cursor = recent.cursor
+        } else if !offline {
+            do throws(APIError) {
+                let recent = try api.sync(last: lines, conversationId: conversationId)
+                printer.print(recent.events)
+                cursor = recent.cursor
+            } catch {
+                guard error.isTransient else { throw context.failure(error) }
+                offline = true
+            }
+        }
+        if offline {
+            context.output.warn("offline (can't reach \(api.address)); showing cached messages" + (follow ? ", then waiting for the server" : ""))
+            if cursor == nil { printer.print(messages: try Cache.newest(lines, conversationId: conversationId, context)) }
         }
         guard follow else { return .ok }
-        try saveCursor(cursor, key: key, context)
+        if let cursor { try saveCursor(cursor, key: key, context) }
 
-        let api = try context.api()
         var backoffMs: UInt32 = 200
-        var offline = false
         while true {
             do throws(APIError) {
+                guard let after = cursor else {
+                    // Started offline: join the stream after the newest messages, which the
+                    // printer shows unless they were printed from the cache already.
+                    let recent = try api.sync(last: lines, conversationId: conversationId)
+                    printer.print(recent.events)
+                    cursor = recent.cursor
+                    continue
+                }
                 // While offline, probe without waiting, so the reconnection is noticed at once.
-                let batch = try api.sync(after: cursor, conversationId: conversationId, waitSeconds: offline ? 0 : 25)
+                let batch = try api.sync(after: after, conversationId: conversationId, waitSeconds: offline ? 0 : 25)
                 if offline {
                     context.output.note("Reconnected to \(api.address).")
                     offline = false
@@ -63,7 +88,7 @@ enum TailCommand {
                 if !batch.events.isEmpty {
                     printer.print(batch.events)
                     cursor = batch.cursor
-                    try? saveCursor(cursor, key: key, context)
+                    try? saveCursor(batch.cursor, key: key, context)
                 }
             } catch {
                 guard error.isTransient else { throw context.failure(error) }
@@ -103,23 +128,31 @@ final class MessagePrinter {
     }
 
     /// Learns the names of the people in the conversations being shown.
-    func learnMembers(conversationId: Int64?) throws(CLIError) {
-        let conversations = try context.call { api throws(APIError) in
-            if let conversationId { return [try api.conversation(conversationId)] }
-            return try api.conversations()
-        }
+    func learnMembers(conversationId: Int64?, api: NexusAPI) throws(APIError) {
+        let conversations = conversationId == nil ? try api.conversations() : [try api.conversation(conversationId!)]
         for c in conversations { learn(c) }
+        Cache.remember(conversations: conversations, replacingAll: conversationId == nil, context)
+    }
+
+    /// Offline: the names as last seen.
+    func learnCachedMembers() {
+        for c in ConversationCache(profile: context.profile).load() { learn(c) }
     }
 
     private func learn(_ conversation: Conversation) {
         for user in conversation.members { people[user.id] = user }
-        Conversations.remember(conversation, context)
     }
 
     func print(_ events: [SyncEvent]) {
-        for event in events {
-            if let conversation = event.conversation { learn(conversation) }
-            guard event.type == .message, let message = event.message else { continue }
+        let conversations = events.compactMap(\.conversation)
+        for c in conversations { learn(c) }
+        if !conversations.isEmpty { Cache.remember(conversations: conversations, replacingAll: false, context) }
+        print(messages: events.compactMap { $0.type == .message ? $0.message : nil })
+    }
+
+    func print(messages: [Message]) {
+        Cache.remember(messages, context)
+        for message in messages {
             if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
             printedSeq[message.conversationId] = message.seq
             let sender = people[message.senderId]

@@ -8,6 +8,8 @@ import Foundation
 public final class NexusAPI {
     public let address: ServerAddress
     public var token: String?
+    /// True once any request has been answered without an error: the server is there.
+    public private(set) var hasReachedServer = false
     private let http: HTTPClient
     private let encoder: JSONEncoder
     private let decoder = JSONDecoder()
@@ -68,9 +70,21 @@ public final class NexusAPI {
         return response.results
     }
 
-    public func messages(conversationId: Int64, before: Int64? = nil, limit: Int? = nil) throws(APIError) -> MessagesPage {
+    /// Where a page of history ends: before a seq, before a message, or before a time.
+    public enum Anchor: Sendable, Equatable {
+        case seq(Int64)
+        case messageId(Int64)
+        case time(Timestamp)
+    }
+
+    public func messages(conversationId: Int64, before: Anchor? = nil, limit: Int? = nil) throws(APIError) -> MessagesPage {
         var query: [String] = []
-        if let before { query.append("before=\(before)") }
+        switch before {
+        case .seq(let seq): query.append("before=\(seq)")
+        case .messageId(let id): query.append("beforeId=\(id)")
+        case .time(let time): query.append("beforeTime=" + percentEncode(time.iso8601))
+        case nil: break
+        }
         if let limit { query.append("limit=\(limit)") }
         return try call("GET", "/v1/conversations/\(conversationId)/messages" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
     }
@@ -124,6 +138,7 @@ public final class NexusAPI {
             case .malformedResponse(let why): throw .badResponse(why)
             }
         }
+        if response.status < 400 { hasReachedServer = true }
         if response.status >= 400 {
             let retryAfter = response.header("Retry-After").flatMap { Int($0) }
             if let e = try? decoder.decode(ErrorResponse.self, from: Data(response.body)) {

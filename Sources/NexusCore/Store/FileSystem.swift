@@ -82,14 +82,16 @@ public enum FileSystem {
 
     /// Replaces the file's contents all at once: a reader sees the old file or the new
     /// one, never a mix, even after a crash (write a temporary file, fsync, rename).
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(StoreError) {
+    /// Caches pass `durable: false` to skip the fsyncs: after a power cut such a file may
+    /// hold the old contents, the new, or nothing, which a cache can afford.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = true) throws(StoreError) {
         let tmp = path + ".tmp.\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         if fd < 0 { throw .errno(tmp, "can't create") }
         do throws(StoreError) {
             try writeAll(fd: fd, bytes, path: tmp)
             _ = fchmod(fd, mode)
-            if fsync(fd) != 0 { throw StoreError.errno(tmp, "can't sync") }
+            if durable && fsync(fd) != 0 { throw StoreError.errno(tmp, "can't sync") }
             close(fd)
         } catch {
             close(fd)
@@ -101,7 +103,7 @@ public enum FileSystem {
             unlink(tmp)
             throw e
         }
-        syncDirectory(of: path)
+        if durable { syncDirectory(of: path) }
     }
 
     static func syncDirectory(of path: String) {

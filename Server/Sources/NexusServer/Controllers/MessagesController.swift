@@ -34,7 +34,26 @@ struct MessagesController {
         let me = try await services.authenticate(request).user
         let id = try context.idParameter()
         _ = try await services.members(of: id, viewer: me.id)
-        let before = try request.queryInt("before")
+        var before = try request.queryInt("before")
+        let beforeId = try request.queryInt("beforeId")
+        let beforeTime = try request.uri.queryParameters["beforeTime"].map { text in
+            guard let time = Timestamp(iso8601: String(text)) else {
+                throw APIError.badRequest("beforeTime must be an ISO-8601 time such as 2026-11-22T12:00:00Z.", code: "invalid_query")
+            }
+            return time
+        }
+        guard [before != nil, beforeId != nil, beforeTime != nil].filter({ $0 }).count <= 1 else {
+            throw APIError.badRequest("Give at most one of before, beforeId and beforeTime.", code: "invalid_query")
+        }
+        if let beforeId {
+            guard let seq = try await services.repository.seq(ofMessage: beforeId, conversationId: id) else {
+                throw APIError(status: .notFound, code: "message_not_found", message: "No message \(beforeId) in this conversation.")
+            }
+            before = seq
+        }
+        if let beforeTime {
+            before = try await services.repository.firstSeq(sentAtOrAfter: beforeTime, conversationId: id)
+        }
         let limit = try request.queryInt("limit") ?? Int64(Limits.defaultPageSize)
         guard (1...Int64(Limits.maxPageSize)).contains(limit) else {
             throw APIError.badRequest("limit must be between 1 and \(Limits.maxPageSize).", code: "invalid_query")

@@ -47,6 +47,10 @@ protocol Repository: Sendable {
     /// the next seq of its conversation, in order. Idempotent per (sender, localId).
     /// Outcomes come in the order of `messages`.
     func send(_ messages: [NewMessage]) async throws -> [SendOutcome]
+    /// The seq of message `id` in the conversation, or nil.
+    func seq(ofMessage id: Int64, conversationId: Int64) async throws -> Int64?
+    /// The seq of the first message sent at or after `time` (one past the last when none is).
+    func firstSeq(sentAtOrAfter time: Timestamp, conversationId: Int64) async throws -> Int64
     /// Up to `limit` messages with seq below `before` (or the newest), oldest first.
     func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage
 

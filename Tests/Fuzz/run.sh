@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer targets (Tests/Fuzz/build.sh), then runs each one
+# for a bounded time on a scratch copy of its seed corpus, and prints how many inputs
+# each ran. Fails when a target crashes, trips an invariant, hangs or runs out of memory.
+#
+#   FUZZ_SECONDS=60     time per target (libFuzzer -max_total_time)
+#   FUZZ_RUNS=N         stop after N executions instead (or whichever comes first)
+#   FUZZ_TARGETS="jsonlines parser"   which targets to run
+#   FUZZ_NO_BUILD=1     use the binaries already in .build-fuzz/
+#
+# The committed corpus in Tests/Fuzz/corpus/ is only read. What the fuzzer finds goes
+# to .build-fuzz/corpus/<target>/, which later runs continue from (delete it to start
+# over); a crashing input goes to .build-fuzz/artifacts/<target>/ and its log to
+# .build-fuzz/logs/<target>.log. Reproduce one with: .build-fuzz/fuzz-<target> FILE
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+seconds=${FUZZ_SECONDS:-60}
+targets=${FUZZ_TARGETS:-jsonlines parser}
+out=.build-fuzz
+
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+    bash Tests/Fuzz/build.sh || exit 1
+fi
+
+# Tokens the mutator may splice in, written here so they stay next to the targets.
+mkdir -p "$out/dict"
+cat > "$out/dict/jsonlines.dict" <<'EOF'
+"\x0a"
+"{"
+"}"
+"\""
+":"
+","
+"null"
+"true"
+"\"op\":"
+"\"queued\""
+"\"sent\""
+"\"failed\""
+"\"deferred\""
+"\"retry\""
+"\"localId\":"
+"\"at\":"
+"\"conversationId\":"
+"\"to\":"
+"\"text\":"
+"\"messageId\":"
+"\"seq\":"
+"\"error\":"
+"\"nextAttemptAt\":"
+"\"attempts\":"
+"\"2026-11-22T12:03:04.123Z\""
+"\"0000-01-01T00:00:00+01:00\""
+"\"9999-12-31T23:59:59-01:00\""
+"\"2026-02-31\""
+"T23:59:60"
+"+99:59"
+"-99:59"
+"\\u0000"
+"\\ud83d\\udc4b"
+"\\ud800"
+"\\n"
+"0"
+"-1"
+"9223372036854775807"
+"-9223372036854775808"
+"1e3"
+"2147483648"
+EOF
+cat > "$out/dict/parser.dict" <<'EOF'
+"\x00"
+"--"
+"-"
+"--no-"
+"="
+"--json"
+"--quiet"
+"--color"
+"--help"
+"--version"
+"--server"
+"--profile"
+"--follow"
+"--lines"
+"--now"
+"--search"
+"--before"
+"--group"
+"--email"
+"--name"
+"-q"
+"-h"
+"-f"
+"-n"
+"register"
+"login"
+"logout"
+"whoami"
+"users"
+"new"
+"convos"
+"send"
+"tail"
+"queue"
+"flush"
+"list"
+"retry"
+"help"
+"completion"
+"manual"
+"bash"
+"zsh"
+"fish"
+EOF
+
+status=0
+summary=()
+for target in $targets; do
+    binary=$out/fuzz-$target
+    seeds=Tests/Fuzz/corpus/$target
+    corpus=$out/corpus/$target
+    artifacts=$out/artifacts/$target/
+    log=$out/logs/$target.log
+    if [ ! -x "$binary" ] || [ ! -d "$seeds" ]; then
+        echo "run.sh: no target '$target' (expected $binary and $seeds)" >&2
+        exit 2
+    fi
+    mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+    cp -n "$seeds"/* "$corpus"/ 2>/dev/null || true
+    case $target in
+        parser) max_len=1024 ;;
+        *) max_len=4096 ;;
+    esac
+    args=(-max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048
+          -dict="$out/dict/$target.dict" -artifact_prefix="$artifacts" -print_final_stats=1)
+    [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
+    echo "run.sh: fuzzing $target for up to ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (log: $log)" >&2
+    "$binary" "${args[@]}" "$corpus" >"$log" 2>&1
+    code=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    if [ $code -ne 0 ]; then
+        status=1
+        echo "run.sh: $target FAILED (exit $code); the end of its log:" >&2
+        grep -v '^#[0-9]' "$log" | tail -40 >&2
+        summary+=("$(printf '%-10s FAILED  %s executions  (see %s, %s)' "$target" "${runs:-?}" "$log" "$artifacts")")
+    else
+        summary+=("$(printf '%-10s ok      %s executions, %s exec/s, corpus %s files' \
+            "$target" "${runs:-?}" "${speed:-?}" "$(ls "$corpus" | wc -l)")")
+    fi
+done
+
+echo
+printf '%s\n' "${summary[@]}"
+exit $status

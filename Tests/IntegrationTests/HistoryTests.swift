@@ -1,0 +1,176 @@
+import Foundation
+import NexusCore
+import Testing
+
+/// History and the local cache (issue 5), with the real binaries.
+@Suite(.timeLimit(.minutes(3)))
+struct HistoryTests {
+    /// alice sends `count` messages to bob; returns bob and the conversation id.
+    func conversation(of count: Int) throws -> (TestServer, User, User, String) {
+        let server = try TestServer()
+        let alice = try User("alice", server: server.url)
+        let bob = try User("bob", server: server.url)
+        try alice.register(name: "Alice")
+        try bob.register(name: "Bob")
+        let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
+        let id = String(try #require((opened["conversation"] as? [String: Any])?["id"] as? Int))
+        let lines = (1...count).map { "message \($0)" }.joined(separator: "\n") + "\n"
+        let sent = try alice.run(["send", id, "--each-line"], stdin: lines)
+        guard sent.code == 0 else { throw HarnessError("send failed: \(sent.err)") }
+        return (server, alice, bob, id)
+    }
+
+    func page(_ user: User, _ args: [String]) throws -> (seqs: [Int], hasMore: Bool, next: Int?) {
+        let r = try user.run(["history"] + args + ["--json"])
+        guard r.code == 0 else { throw HarnessError("history \(args) exited \(r.code): \(r.err)") }
+        let doc = try #require(try r.json() as? [String: Any])
+        let seqs = (doc["messages"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+        return (seqs, doc["hasMore"] as? Bool ?? false, doc["next"] as? Int)
+    }
+
+    @Test func pagingBackVisitsEveryMessageOnceAndAllEqualsThePages() throws {
+        let (server, _, bob, id) = try conversation(of: 523)
+        defer { server.stop() }
+        var pages: [[Int]] = []
+        var args = [id]
+        while true {
+            let p = try page(bob, args)
+            #expect(p.seqs == p.seqs.sorted(), "a page prints oldest to newest")
+            pages.append(p.seqs)
+            guard p.hasMore, let next = p.next else { break }
+            args = [id, "--before", String(next)]
+        }
+        #expect(pages.count == 11)
+        #expect(pages.dropLast().allSatisfy { $0.count == 50 })
+        #expect(pages.reversed().flatMap { $0 } == Array(1...523))
+
+        let all = try bob.run(["history", id, "--all", "--json"])
+        #expect(all.code == 0)
+        #expect(jsonLines(all.out).compactMap { $0["seq"] as? Int } == pages.flatMap { $0 })
+
+        let last = try bob.run(["history", id, "--before", "24"])
+        #expect(last.lines.last == "No more messages")
+        #expect(last.lines.count == 24)
+    }
+
+    @Test func theTextFooterIsTheCommandForTheNextPage() throws {
+        let (server, _, bob, id) = try conversation(of: 120)
+        defer { server.stop() }
+        let first = try bob.run(["history", id])
+        #expect(first.lines.count == 51)
+        let footer = try #require(first.lines.last)
+        #expect(footer == "Older: nexusctl history \(id) --before 71")
+        let next = try bob.run(footer.split(separator: " ").dropFirst(2).map(String.init))
+        #expect(next.lines.first?.hasPrefix("21 ") == true, "\(next.out)")
+        #expect(next.lines.last == "Older: nexusctl history \(id) --before 21")
+    }
+
+    @Test func beforeTakesSeqIdAndTime() throws {
+        let (server, _, bob, id) = try conversation(of: 60)
+        defer { server.stop() }
+        let page = try #require(try bob.run(["history", id, "--json", "--limit", "60"]).json() as? [String: Any])
+        let messages = try #require(page["messages"] as? [[String: Any]])
+        let m30 = messages[29]
+        let byId = try self.page(bob, [id, "--before", "id:\(try #require(m30["id"] as? Int))", "--limit", "5"])
+        #expect(byId.seqs == [25, 26, 27, 28, 29])
+        let byTime = try self.page(bob, [id, "--before", try #require(m30["sentAt"] as? String), "--limit", "500"])
+        #expect(byTime.seqs.last.map { $0 < 30 } ?? true, "messages sent at or after the time are left out")
+        let bySeq = try self.page(bob, [id, "--before", "3"])
+        #expect(bySeq.seqs == [1, 2])
+        #expect(!bySeq.hasMore)
+    }
+
+    @Test(arguments: [
+        (["--before", "id:999999"], "No message 999999 in this conversation."),
+        (["--before", "yesterday"], "'yesterday' is none of them"),
+        (["--before", "0"], "a seq of 1 or more"),
+        (["--limit", "0"], "--limit takes a whole number from 1 to 500"),
+        (["--limit", "501"], "--limit takes a whole number from 1 to 500"),
+        (["--all", "--before", "5"], "it takes no --before"),
+    ])
+    func badTargetsAreUsageErrorsNotEmptyPages(_ args: [String], _ message: String) throws {
+        let (server, _, bob, id) = try conversation(of: 3)
+        defer { server.stop() }
+        let r = try bob.run(["history", id] + args)
+        #expect(r.code == 2)
+        #expect(r.out.isEmpty)
+        #expect(r.err.contains(message), "\(r.err)")
+    }
+
+    @Test func offlineReadsComeFromTheCacheAndSaySo() throws {
+        let (server, _, bob, id) = try conversation(of: 120)
+        #expect(try bob.run(["history", id, "--all"]).code == 0)  // fills bob's cache
+        server.stop()
+
+        // A page the cache holds whole needs no server, so nothing is said about it.
+        let cached = try bob.run(["history", id, "--before", "101"])
+        #expect(cached.code == 0)
+        #expect(cached.err.isEmpty, "\(cached.err)")
+        #expect(cached.lines.first?.hasPrefix("51 ") == true)
+
+        let newest = try bob.run(["history", id, "--json"])
+        #expect(newest.code == 0)
+        #expect(newest.err.contains("offline"))
+        let doc = try #require(try newest.json() as? [String: Any])
+        #expect(doc["offline"] as? Bool == true)
+        #expect((doc["messages"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == Array(71...120))
+
+        let tail = try bob.run(["tail", id, "-n", "3"])
+        #expect(tail.code == 0)
+        #expect(tail.err.contains("offline"))
+        #expect(tail.lines.map { $0.hasSuffix("message 118") || $0.hasSuffix("message 119") || $0.hasSuffix("message 120") } == [true, true, true])
+
+        let convos = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
+        #expect(convos["offline"] as? Bool == true)
+        #expect((convos["conversations"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test func aGapInTheCacheIsFilledFromTheServer() throws {
+        let (server, _, bob, id) = try conversation(of: 100)
+        defer { server.stop() }
+        #expect(try bob.run(["history", id, "--all"]).code == 0)
+        // Damage the cache: lose message 60 from the middle of its segment.
+        let folder = bob.home + "/default/cache/\(id)"
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            let path = folder + "/" + name
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            let kept = lines.filter { !$0.contains("\"seq\":60,") }
+            try (kept.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let page = try self.page(bob, [id, "--before", "71", "--limit", "20"])
+        #expect(page.seqs == Array(51...70), "the gap was papered over or not filled")
+        server.stop()
+        // Filled for good: offline, the same page is whole.
+        let offline = try bob.run(["history", id, "--before", "71", "--limit", "20", "--json"])
+        #expect(offline.err.isEmpty)
+        #expect(((try offline.json() as? [String: Any])?["messages"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == Array(51...70))
+    }
+
+    @Test func tornCacheLinesAreTolerated() throws {
+        let (server, _, bob, id) = try conversation(of: 30)
+        defer { server.stop() }
+        #expect(try bob.run(["history", id]).code == 0)
+        let folder = bob.home + "/default/cache/\(id)"
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first)
+        let handle = try #require(FileHandle(forWritingAtPath: folder + "/" + name))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"conversationId\":1,\"id\":9".utf8))
+        handle.closeFile()
+        server.stop()
+        let r = try bob.run(["history", id, "--before", "31", "--json"])
+        #expect(r.code == 0)
+        #expect(((try r.json() as? [String: Any])?["messages"] as? [[String: Any]])?.count == 30)
+    }
+
+    @Test func cachePruneDropsOldMessages() throws {
+        let (server, _, bob, id) = try conversation(of: 10)
+        defer { server.stop() }
+        #expect(try bob.run(["history", id]).code == 0)
+        let keep = try bob.run(["cache", "prune", "--json"])
+        #expect((try keep.json() as? [String: Any])?["removed"] as? Int == 0)
+        Thread.sleep(forTimeInterval: 1.1)
+        let all = try bob.run(["cache", "prune", "--older-than", "1s", "--json"])
+        #expect((try all.json() as? [String: Any])?["removed"] as? Int == 10)
+        #expect(try bob.run(["cache", "prune", "--older-than", "soon"]).code == 2)
+    }
+}

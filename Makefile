@@ -33,7 +33,7 @@ completions:
 
 docs:
 	$(SWIFT) build
-	.build/debug/nexusctl help manual > docs/nexusctl.md
+	.build/debug/nexusctl __generate-docs docs
 
 install:
 	$(SWIFT) build -c release
@@ -41,6 +41,8 @@ install:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/release/nexusctl Server/.build/release/nexusd $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/nexusctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/nexusctl.1
 	install -m 644 completions/nexusctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nexusctl
 	install -m 644 completions/nexusctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nexusctl
 	install -m 644 completions/nexusctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/nexusctl.fish

@@ -6,25 +6,28 @@ public final class CommandContext {
     public let invocation: Invocation
     public let output: Output
     public let environment: [String: String]
+    public let config: Config
     public let profile: Profile
     /// Set by the runner for commands that require a session.
     public internal(set) var session: Session?
     private var client: NexusAPI?
 
-    init(invocation: Invocation, output: Output, environment: [String: String], profile: Profile) {
+    init(invocation: Invocation, output: Output, environment: [String: String], config: Config, profile: Profile) {
         self.invocation = invocation
         self.output = output
         self.environment = environment
+        self.config = config
         self.profile = profile
     }
 
     public var terminal: any Terminal { output.terminal }
     public var arguments: [String] { invocation.arguments }
 
-    /// --server, else $NEXUS_SERVER, else the session's server, else the default.
+    /// --server, else $NEXUS_SERVER, else the profile's own server (from its login), else
+    /// the config file's, else the default.
     public func serverAddress() throws(CLIError) -> ServerAddress {
         let url = invocation.value("server") ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? session?.server ?? ServerAddress.defaultURL
+            ?? session?.server ?? config.server ?? ServerAddress.defaultURL
         do {
             return try ServerAddress(parsing: url)
         } catch {

@@ -5,6 +5,7 @@ public enum CommandTable {
         LoginCommand.spec,
         LogoutCommand.spec,
         WhoamiCommand.spec,
+        ProfilesCommand.spec,
         UsersCommand.spec,
         NewCommand.spec,
         ConvosCommand.spec,

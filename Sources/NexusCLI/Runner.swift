@@ -10,6 +10,27 @@ public enum NexusCLI {
     static let deliversOnTheSide: Set<String> = ["convos", "users", "new", "whoami", "tail"]
 
     public static func run(arguments: [String], environment: [String: String], terminal: any Terminal) -> Int32 {
+        if arguments.first == "__complete" {
+            // The shell completion scripts' back end: candidates, one a line.
+            let name = environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? (try? Config.load(environment: environment))?.profile
+                ?? Profile.defaultName
+            let profile = Profile(name: name, home: Profile.home(environment: environment))
+            for candidate in Completion.candidates(Array(arguments.dropFirst()), profile: profile) { terminal.writeOut(candidate + "\n") }
+            return ExitCode.ok.rawValue
+        }
+        if arguments.count == 2 && arguments[0] == "__generate-docs" {
+            // `make docs`: the reference pages and the man page, from the table.
+            let folder = arguments[1]
+            do {
+                try FileSystem.makeDirectories(folder + "/commands")
+                for (name, text) in Manual.pages() { try FileSystem.writeAtomically(folder + "/commands/" + name, Array(text.utf8), mode: 0o644) }
+                try FileSystem.writeAtomically(folder + "/nexusctl.1", Array(Manual.manPage().utf8), mode: 0o644)
+            } catch {
+                terminal.writeErr("error: \(error)\n")
+                return ExitCode.store.rawValue
+            }
+            return ExitCode.ok.rawValue
+        }
         let parser = Parser(commands: CommandTable.all)
         let plain = Output(terminal: terminal, json: false, quiet: false, color: false)
         let invocation: Invocation
@@ -21,10 +42,23 @@ public enum NexusCLI {
             return ExitCode.usage.rawValue
         }
 
-        let json = invocation.flag("json")
+        var fields: Set<String>?
+        if let list = invocation.value("fields") {
+            let names = list.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+            let known = spec?.jsonFields ?? []
+            if let unknown = names.first(where: { !known.contains($0) }) {
+                let error: CLIError = known.isEmpty
+                    ? .usage("'\(invocation.path.joined(separator: " "))' has no JSON fields to choose from")
+                    : .usage("unknown JSON field '\(unknown)'", hint: "the fields are: \(known.joined(separator: ", ")).")
+                plain.error(error)
+                return ExitCode.usage.rawValue
+            }
+            fields = Set(names)
+        }
+        let json = invocation.flag("json") || fields != nil
         let color = invocation.explicitFlag("color")
             ?? (terminal.outputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb")
-        let output = Output(terminal: terminal, json: json, quiet: invocation.flag("quiet"), color: color)
+        let output = Output(terminal: terminal, json: json, quiet: invocation.flag("quiet"), color: color, fields: fields)
 
         if invocation.flag("version") {
             if json { output.document(["version": version]) } else { output.line("nexusctl \(version)") }
@@ -39,14 +73,21 @@ public enum NexusCLI {
             return ExitCode.ok.rawValue
         }
 
+        let config: Config
+        do {
+            config = try Config.load(environment: environment)
+        } catch {
+            output.error(.usage("the config file is not valid: \(error)"))
+            return ExitCode.usage.rawValue
+        }
         let profileName = invocation.value("profile") ?? environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? Profile.defaultName
+            ?? config.profile ?? Profile.defaultName
         if let problem = Profile.problem(withName: profileName) {
             output.error(.usage(problem))
             return ExitCode.usage.rawValue
         }
         let context = CommandContext(
-            invocation: invocation, output: output, environment: environment,
+            invocation: invocation, output: output, environment: environment, config: config,
             profile: Profile(name: profileName, home: Profile.home(environment: environment)))
         do throws(CLIError) {
             if spec.requirements.contains(where: { $0 == .session }) {

@@ -120,7 +120,10 @@ struct Result {
 struct User {
     let email: String
     let home: String
+    /// NEXUS_SERVER; empty leaves it unset.
     var server: String
+    var noColor = true
+    var extraEnvironment: [String: String] = [:]
 
     init(_ name: String, server: String) throws {
         self.email = "\(name)@example.com"
@@ -128,12 +131,24 @@ struct User {
         self.server = server
     }
 
+    /// The same person with another NEXUS_HOME (a copy of their profile, say).
+    init(copying other: User, home: String) {
+        self.email = other.email
+        self.home = home
+        self.server = other.server
+        self.noColor = other.noColor
+        self.extraEnvironment = other.extraEnvironment
+    }
+
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["NEXUS_HOME"] = home
-        env["NEXUS_SERVER"] = server
-        env["NO_COLOR"] = "1"
+        env["NEXUS_SERVER"] = server.isEmpty ? nil : server
+        env["NO_COLOR"] = noColor ? "1" : nil
         env.removeValue(forKey: "NEXUS_PROFILE")
+        // A config file of the developer's own must not leak into tests.
+        env["XDG_CONFIG_HOME"] = home + "/no-config"
+        for (k, v) in extraEnvironment { env[k] = v }
         return env
     }
 
@@ -148,7 +163,9 @@ struct User {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        // A child that exits without reading its stdin must not take the test runner down.
+        signal(SIGPIPE, SIG_IGN)
+        if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         // stderr on another thread, so neither pipe can fill up and stall the child.
         let errBox = DataBox()

@@ -54,12 +54,19 @@ struct CommandTests {
         #expect(t.err.contains("can't name a profile"))
     }
 
-    @Test func bashCompletionListsCommandsAndOptions() {
-        let (code, t) = run(["completion", "bash"])
-        #expect(code == 0)
-        for c in CommandTable.all { #expect(t.out.contains(c.name)) }
-        #expect(t.out.contains("--follow"))
-        #expect(t.out.contains("complete -F _nexusctl nexusctl"))
+    @Test(arguments: [
+        (["ta"], ["tail"]),
+        (["queue", ""], ["list", "flush"]),
+        (["tail", "--fo"], ["--follow"]),
+        (["tail", "--no-fo"], ["--no-follow"]),
+        (["users", "--fields", "e"], ["email"]),
+        (["completion", ""], ["bash", "zsh", "fish"]),
+        (["--json", "his"], ["history"]),
+        (["send", "--each-line", "1", ""], []),
+    ])
+    func completionCandidates(_ words: [String], _ expected: [String]) {
+        let profile = Profile(name: "default", home: "/nonexistent-nexus-home")
+        #expect(Completion.candidates(words, profile: profile) == expected)
     }
 }
 
@@ -73,8 +80,28 @@ struct GeneratedFilesTests {
         try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
     }
 
-    @Test func manualMatchesTheHelpOfEveryCommand() throws {
-        #expect(try committed("docs/nexusctl.md") == Manual.markdown(), "run `make docs`")
+    @Test func commandPagesAreCurrent() throws {
+        for (name, text) in Manual.pages() {
+            #expect(try committed("docs/commands/" + name) == text, "docs/commands/\(name) is stale: run `make docs`")
+        }
+        let pages = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs/commands").path)
+        #expect(Set(pages) == Set(Manual.pages().map(\.0)), "a page for a command that is gone")
+    }
+
+    @Test func manPageIsCurrent() throws {
+        #expect(try committed("docs/nexusctl.1") == Manual.manPage(), "run `make docs`")
+    }
+
+    /// As git's t0450: each page's synopsis is what `-h` prints.
+    @Test(arguments: Manual.all().map(\.0))
+    func pageSynopsisMatchesDashH(_ path: [String]) throws {
+        let page = try committed("docs/commands/" + Manual.pageName(path))
+        let synopsis = try #require(page.components(separatedBy: "## Synopsis\n\n```\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let terminal = CapturedTerminal()
+        #expect(NexusCLI.run(arguments: path + ["-h"], environment: [:], terminal: terminal) == 0)
+        let usage = terminal.out.split(separator: "\n").prefix { $0.hasPrefix("usage: ") || $0.hasPrefix("   or: ") }
+            .map { String($0.dropFirst(7)) }
+        #expect(synopsis.split(separator: "\n").map(String.init) == usage)
     }
 
     @Test(arguments: ["bash", "zsh", "fish"])

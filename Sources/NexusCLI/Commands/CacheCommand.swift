@@ -13,7 +13,7 @@ enum CacheCommand {
                 usage: ["[--older-than AGE]"],
                 details: "AGE is a number and a unit: 90m, 12h, 30d, 8w. Each cache file is rewritten atomically.\nThe outbox is never pruned.",
                 options: [OptionSpec("older-than", .value(placeholder: "AGE"), help: "the age past which messages go (default \(defaultRetention))")],
-                run: prune),
+                jsonFields: ["removed"], run: prune),
         ],
         run: nil)
 

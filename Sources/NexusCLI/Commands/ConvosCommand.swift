@@ -5,6 +5,10 @@ enum ConvosCommand {
         name: "convos", summary: "List your conversations, most recent first",
         details: "When the server can't be reached, lists them from the local cache and says so.\nWith --json: {\"conversations\": [...], \"offline\": bool}.",
         requirements: [.session],
+        jsonFields: ["id", "kind", "name", "title", "members", "lastSeq", "lastMessage", "createdAt", "updatedAt"],
+        examples: [
+            ("nexusctl convos --fields id,title --json | jq -r '.conversations[] | \"\\(.id) \\(.title)\"'", "ids and names for a script"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -16,14 +20,15 @@ enum ConvosCommand {
             conversations = try api.conversations()
             Cache.remember(conversations: conversations, replacingAll: true, context)
         } catch {
-            guard error.isTransient else { throw context.failure(error) }
+            guard error.isNetwork else { throw context.failure(error) }
             conversations = ConversationCache(profile: context.profile).load().sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
             offline = true
             context.output.warn("offline (\(error)); showing cached conversations")
         }
         if context.output.json {
             context.output.document(
-                ConvosView(conversations: conversations.map { ConversationView(conversation: $0, title: $0.title(viewer: me)) }, offline: offline))
+                ConvosView(conversations: conversations.map { ConversationView(conversation: $0, title: $0.title(viewer: me)) }, offline: offline),
+                items: "conversations")
             return .ok
         }
         if conversations.isEmpty {

@@ -1,17 +1,14 @@
 enum HelpCommand {
     static let spec = CommandSpec(
-        name: "help", summary: "Show help for a command, or a topic: exit-codes, manual",
-        usage: ["[<command>...]", "exit-codes", "manual"],
-        details: "`help manual` prints every command's help as one Markdown page (docs/nexusctl.md).",
+        name: "help", summary: "Show help for a command, or a topic: exit-codes",
+        usage: ["[<command>...]", "exit-codes"],
+        details: "The same help, one page a command, is in docs/commands/ and the man page nexusctl(1).",
         arguments: 0...3,
+        jsonFields: ["code", "meaning"],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let words = context.arguments
-        if words == ["manual"] {
-            context.terminal.writeOut(Manual.markdown())
-            return .ok
-        }
         if words == ["exit-codes"] {
             if context.output.json {
                 context.output.document(ExitCode.allCases.map { ["code": String($0.rawValue), "meaning": $0.meaning] })

@@ -25,6 +25,11 @@ enum HistoryCommand {
         ],
         arguments: 1...1,
         requirements: [.session],
+        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt"],
+        examples: [
+            ("nexusctl history 3 --before 451", "the 50 messages before seq 451"),
+            ("nexusctl history bob@example.com --all --json > chat.ndjson", "export a whole conversation"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -48,7 +53,8 @@ enum HistoryCommand {
                 } else {
                     output.document(PageView(
                         messages: page.messages.map { MessageLine(message: $0, sender: names.email($0.senderId)) },
-                        hasMore: page.hasMore, next: next, offline: page.offline ? true : nil))
+                        hasMore: page.hasMore, next: next, offline: page.offline ? true : nil),
+                        items: "messages")
                 }
             } else {
                 for m in page.messages { output.line(names.line(m)) }
@@ -143,7 +149,7 @@ struct PageReader {
             switch error {
             case .server(404, "message_not_found", let message, _):
                 throw .usage(message, hint: "--before id: takes the id of a message in this conversation (`nexusctl history --json` shows them).")
-            case _ where error.isTransient:
+            case _ where error.isNetwork:
                 break
             default:
                 throw context.failure(error)

@@ -7,6 +7,10 @@ enum LoginCommand {
         details: "The session is saved under $NEXUS_HOME/<profile>/session.json with mode 0600.\nUse --profile to keep several accounts or servers side by side.",
         options: [Accounts.passwordStdin],
         arguments: 1...1,
+        jsonFields: ["user", "profile", "server", "offline"],
+        examples: [
+            ("nexusctl --profile work --server http://chat.example.com:8787 login alice@example.com", "a second account, on another server"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

@@ -5,6 +5,7 @@ enum LogoutCommand {
         name: "logout", summary: "Revoke the session's token on the server and forget it here",
         details: "Queued messages stay in the outbox and are sent after the next login.",
         requirements: [.session],
+        jsonFields: ["profile", "revoked"],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

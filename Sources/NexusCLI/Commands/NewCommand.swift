@@ -6,6 +6,10 @@ enum NewCommand {
         usage: ["<email>"],
         arguments: 1...1,
         requirements: [.session],
+        jsonFields: ["conversation", "created"],
+        examples: [
+            ("nexusctl new bob@example.com", "open (or find) the conversation with bob"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

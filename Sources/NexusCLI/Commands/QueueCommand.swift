@@ -7,7 +7,8 @@ enum QueueCommand {
         details: "Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.",
         subcommands: [
             CommandSpec(
-                name: "list", summary: "List messages waiting in the outbox or failed", requirements: [.session], run: list),
+                name: "list", summary: "List messages waiting in the outbox or failed", requirements: [.session],
+                jsonFields: entryFields, run: list),
             CommandSpec(
                 name: "flush", summary: "Send every queued message that is due, oldest first",
                 usage: ["[--now]"],
@@ -20,10 +21,15 @@ enum QueueCommand {
                     1 some failed; 4 the server refused the credentials.
                     """,
                 options: [OptionSpec("now", help: "ignore the backoff and try every queued message now")],
-                requirements: [.session], run: flush),
+                requirements: [.session], jsonFields: ["sent", "queued", "failed"],
+                examples: [("*/5 * * * * nexusctl --quiet queue flush", "a crontab line: deliver the queue every 5 minutes")],
+                run: flush),
         ],
         requirements: [.session],
+        jsonFields: entryFields,
         run: list)
+
+    static let entryFields = ["localId", "conversationId", "to", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text"]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let outbox = Outbox(profile: context.profile)

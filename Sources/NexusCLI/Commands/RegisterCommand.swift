@@ -10,6 +10,10 @@ enum RegisterCommand {
             Accounts.passwordStdin,
         ],
         arguments: 1...1,
+        jsonFields: ["user", "profile", "server", "offline"],
+        examples: [
+            ("echo \"$PASSWORD\" | nexusctl register alice@example.com --name Alice --password-stdin", "create an account from a script"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

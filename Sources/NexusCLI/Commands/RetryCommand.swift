@@ -8,6 +8,10 @@ enum RetryCommand {
         options: [OptionSpec("all", help: "retry every failed message")],
         arguments: 0...Int.max,
         requirements: [.session],
+        jsonFields: ["localId", "status", "conversationId", "message", "error", "nextAttemptAt"],
+        examples: [
+            ("nexusctl retry --all", "send every failed message again, after a fresh login"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -53,6 +57,9 @@ enum RetryCommand {
         let ids = Set(chosen.map(\.localId))
         for e in report.failed where ids.contains(e.localId) { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
         if let reason = report.stopReason { context.output.warn(reason) }
+        if report.authRefused {
+            throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
+        }
         return Delivery.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
     }
 }

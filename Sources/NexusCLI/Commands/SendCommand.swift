@@ -18,6 +18,12 @@ enum SendCommand {
         options: [OptionSpec("each-line", help: "send every line of stdin as its own message")],
         arguments: 1...Int.max,
         requirements: [.session],
+        jsonFields: ["localId", "status", "conversationId", "message", "error", "nextAttemptAt"],
+        examples: [
+            ("nexusctl send bob@example.com \"build finished\"", "send one message"),
+            ("make test 2>&1 | tail -5 | nexusctl send 3 -", "send a command's output as one message"),
+            ("tail -n 20 alerts.log | nexusctl send ops@example.com --each-line", "one message a line, in order"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

@@ -3,6 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import NexusCore
 
 enum TailCommand {
@@ -17,13 +22,25 @@ enum TailCommand {
             `tail -f` resumes where the last one stopped: nothing skipped, nothing repeated.
             Give -n to start from the newest N messages instead. Connection losses and server
             restarts are retried until interrupted.
+
+            --exec CMD runs CMD with /bin/sh for each incoming message (not your own), one at a time:
+            the message's JSON on its stdin; NEXUS_CONVERSATION_ID, NEXUS_MESSAGE_ID, NEXUS_SEQ,
+            NEXUS_LOCAL_ID, NEXUS_SENDER, NEXUS_SENDER_NAME, NEXUS_SENDER_ID, NEXUS_SENT_AT,
+            NEXUS_TEXT and NEXUS_PROFILE in its environment; its stdout goes to stderr. A hook that
+            fails or runs over 30 s is reported, and the tail goes on.
             """,
         options: [
             OptionSpec("follow", short: "f", help: "keep running and print messages as they arrive"),
             OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 10)"),
+            OptionSpec("exec", .value(placeholder: "CMD"), help: "with -f, run CMD for each incoming message (JSON on stdin, NEXUS_* variables)"),
         ],
         arguments: 0...1,
         requirements: [.session],
+        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt"],
+        examples: [
+            ("nexusctl tail -f --json | jq -r .text", "follow everything, text only"),
+            ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "a desktop notification for each incoming message"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -31,13 +48,15 @@ enum TailCommand {
         let lines = try context.intOption("lines", default: 10, range: 0...Limits.maxPageSize)
         let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
         let follow = context.invocation.flag("follow")
+        let hook = context.invocation.value("exec").map { Hook(command: $0, context: context) }
+        if hook != nil && !follow { throw .usage("--exec runs for messages as they arrive; it needs -f") }
         let printer = MessagePrinter(context: context, me: me, showConversation: conversationId == nil)
         let api = try context.api()
         var offline = false
         do throws(APIError) {
             try printer.learnMembers(conversationId: conversationId, api: api)
         } catch {
-            guard error.isTransient else { throw context.failure(error) }
+            guard error.isNetwork else { throw context.failure(error) }
             printer.learnCachedMembers()
             offline = true
         }
@@ -54,7 +73,7 @@ enum TailCommand {
                 printer.print(recent.events)
                 cursor = recent.cursor
             } catch {
-                guard error.isTransient else { throw context.failure(error) }
+                guard error.isNetwork else { throw context.failure(error) }
                 offline = true
             }
         }
@@ -64,6 +83,8 @@ enum TailCommand {
         }
         guard follow else { return .ok }
         if let cursor { try saveCursor(cursor, key: key, context) }
+        // Hooks run for what arrives from here on, not for the backlog printed first.
+        printer.hook = hook
 
         var backoffMs: UInt32 = 200
         while true {
@@ -117,6 +138,7 @@ final class MessagePrinter {
     let context: CommandContext
     let me: User
     let showConversation: Bool
+    var hook: Hook?
     private var people: [Int64: User] = [:]
     private var printedSeq: [Int64: Int64] = [:]
 
@@ -156,8 +178,10 @@ final class MessagePrinter {
             if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
             printedSeq[message.conversationId] = message.seq
             let sender = people[message.senderId]
+            let line = MessageLine(message: message, sender: sender?.email)
+            if let hook, message.senderId != me.id { hook.run(message, sender: sender, json: line.json()) }
             if context.output.json {
-                context.output.record(MessageLine(message: message, sender: sender?.email))
+                context.output.record(line)
             } else {
                 let name = message.senderId == me.id ? "You" : sender?.displayName ?? "user \(message.senderId)"
                 let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
@@ -172,6 +196,12 @@ final class MessagePrinter {
 struct MessageLine: Encodable {
     var message: Message
     var sender: String?
+
+    func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
 
     private enum Keys: String, CodingKey { case type, sender }
 

@@ -6,6 +6,10 @@ enum UsersCommand {
         usage: ["[--search QUERY]"],
         options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
         requirements: [.session],
+        jsonFields: ["id", "email", "displayName"],
+        examples: [
+            ("nexusctl users --search ali --fields email", "find someone's email"),
+        ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

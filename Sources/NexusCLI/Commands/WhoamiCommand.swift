@@ -5,6 +5,7 @@ enum WhoamiCommand {
         name: "whoami", summary: "Show the logged-in account, profile and server",
         details: "Checks the session with the server; when the server can't be reached it answers from the saved session and says so.",
         requirements: [.session],
+        jsonFields: ["user", "profile", "server", "offline"],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

@@ -12,12 +12,15 @@ public final class Output {
     public let json: Bool
     public let quiet: Bool
     public let color: Bool
+    /// --fields: the JSON fields to keep of each item (nil: all of them).
+    let fields: Set<String>?
 
-    public init(terminal: any Terminal, json: Bool, quiet: Bool, color: Bool) {
+    public init(terminal: any Terminal, json: Bool, quiet: Bool, color: Bool, fields: Set<String>? = nil) {
         self.terminal = terminal
         self.json = json
         self.quiet = quiet
         self.color = color
+        self.fields = fields
     }
 
     /// A line of text output on stdout (not used with --json).
@@ -35,20 +38,26 @@ public final class Output {
         if let hint = error.hint { terminal.writeErr("hint: " + hint + "\n") }
     }
 
-    /// One JSON document on stdout.
-    public func document<T: Encodable>(_ value: T) {
-        terminal.writeOut(encode(value, pretty: terminal.outputIsTerminal) + "\n")
+    /// One JSON document on stdout. With --fields, only those fields are kept: of the
+    /// document, of each element of a list, or of each element of the list under
+    /// `items` (such as "conversations").
+    public func document<T: Encodable>(_ value: T, items: String? = nil) {
+        terminal.writeOut(encode(value, pretty: terminal.outputIsTerminal, items: items) + "\n")
     }
 
     /// One line of an NDJSON stream on stdout.
     public func record<T: Encodable>(_ value: T) {
-        terminal.writeOut(encode(value, pretty: false) + "\n")
+        terminal.writeOut(encode(value, pretty: false, items: nil) + "\n")
     }
 
-    private func encode<T: Encodable>(_ value: T, pretty: Bool) -> String {
+    private func encode<T: Encodable>(_ value: T, pretty: Bool, items: String?) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "null" }
+        guard var data = try? encoder.encode(value) else { return "null" }
+        if let fields, let whole = try? JSONDecoder().decode(JSONValue.self, from: data) {
+            let selected = items.map { whole.selecting(fields, inside: $0) } ?? whole.selecting(fields)
+            data = (try? encoder.encode(selected)) ?? data
+        }
         return String(decoding: data, as: UTF8.self)
     }
 

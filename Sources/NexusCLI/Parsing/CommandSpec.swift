@@ -46,13 +46,21 @@ public struct CommandSpec: Sendable {
     public var arguments: ClosedRange<Int>
     public var subcommands: [CommandSpec]
     public var requirements: [Requirement]
+    /// The fields of each JSON item this command prints, in the order docs list them;
+    /// --fields chooses among them.
+    public var jsonFields: [String]
+    /// Example command lines with a line each of explanation, for help and the docs.
+    public var examples: [(String, String)]
     public var run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
 
     public init(
         name: String, summary: String, usage: [String] = [""], details: String = "", options: [OptionSpec] = [],
         arguments: ClosedRange<Int> = 0...0, subcommands: [CommandSpec] = [], requirements: [Requirement] = [],
+        jsonFields: [String] = [], examples: [(String, String)] = [],
         run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
     ) {
+        self.jsonFields = jsonFields
+        self.examples = examples
         self.name = name
         self.summary = summary
         self.usage = usage
@@ -71,6 +79,7 @@ public enum GlobalOptions {
         OptionSpec("server", .value(placeholder: "URL"), help: "nexusd to talk to (default: the profile's, $NEXUS_SERVER, or http://127.0.0.1:8787)"),
         OptionSpec("profile", .value(placeholder: "NAME"), help: "account profile to use (default: $NEXUS_PROFILE or 'default')"),
         OptionSpec("json", help: "print JSON on stdout: one document, or one object a line for streams"),
+        OptionSpec("fields", .value(placeholder: "A,B"), help: "with JSON, keep only these fields of each item (implies --json)"),
         OptionSpec("quiet", short: "q", help: "print nothing but errors and requested data"),
         OptionSpec("color", help: "colour text output (default: on a terminal unless $NO_COLOR is set; --no-color turns it off)"),
         OptionSpec("help", short: "h", help: "show help for the command"),

@@ -23,6 +23,15 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// True when the server could not be reached at all, or the connection broke: the
+    /// case where reading from the local cache is the honest answer.
+    public var isNetwork: Bool {
+        switch self {
+        case .unreachable, .interrupted: return true
+        default: return false
+        }
+    }
+
     /// True for failures that may go away by themselves: network trouble, 429, 5xx.
     public var isTransient: Bool {
         switch self {

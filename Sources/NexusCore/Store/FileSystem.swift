@@ -115,6 +115,22 @@ public enum FileSystem {
         }
     }
 
+    /// The names in a folder (without "." and ".."), sorted; empty when it does not exist.
+    public static func list(_ path: String, directoriesOnly: Bool = false) -> [String] {
+        guard let handle = opendir(path) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            if directoriesOnly && entry.pointee.d_type != UInt8(DT_DIR) { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
+
     /// The permission bits of a file, or nil when it does not exist.
     public static func mode(of path: String) -> mode_t? {
         var st = stat()

@@ -112,17 +112,8 @@ public struct MessageCache: Sendable {
     /// a segment whose lines turn out not to be consecutive is split where they break.
     func segments(_ conversationId: Int64) throws(StoreError) -> [Segment] {
         let dir = folder(conversationId)
-        guard let handle = opendir(dir) else { return [] }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name.hasSuffix(".jsonl"), Int64(name.dropLast(6)) != nil { names.append(name) }
-        }
-        closedir(handle)
         var segments: [Segment] = []
-        for name in names.sorted() {
+        for name in FileSystem.list(dir) where name.hasSuffix(".jsonl") && Int64(name.dropLast(6)) != nil {
             let path = dir + "/" + name
             let file = try SegmentFile(path: path)
             defer { file.close() }
@@ -204,16 +195,7 @@ public struct MessageCache: Sendable {
 
     /// The conversations with anything cached.
     public func conversations() -> [Int64] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var ids: [Int64] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if let id = Int64(name) { ids.append(id) }
-        }
-        return ids.sorted()
+        FileSystem.list(directory, directoriesOnly: true).compactMap { Int64($0) }.sorted()
     }
 
     // MARK: Retention

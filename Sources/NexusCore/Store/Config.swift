@@ -1,0 +1,60 @@
+/// The user's settings file, `$XDG_CONFIG_HOME/nexus/config` (or `~/.config/nexus/config`):
+///
+///     # lines of key = value; '#' starts a comment
+///     profile = work
+///     server = http://chat.example.com:8787
+///
+/// Flags override the environment, which overrides this file.
+public struct Config: Sendable, Equatable {
+    /// The profile used when neither --profile nor $NEXUS_PROFILE names one.
+    public var profile: String?
+    /// The server for a profile that has none yet (register, login).
+    public var server: String?
+
+    public static let keys = ["profile", "server"]
+
+    public init(profile: String? = nil, server: String? = nil) {
+        self.profile = profile
+        self.server = server
+    }
+
+    public static func path(environment: [String: String]) -> String {
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/nexus/config" }
+        return (environment["HOME"] ?? ".") + "/.config/nexus/config"
+    }
+
+    public struct ParseError: Error, Equatable, CustomStringConvertible {
+        public var path: String
+        public var line: Int
+        public var reason: String
+        public var description: String { "\(path):\(line): \(reason)" }
+    }
+
+    /// The file's settings; an absent file is an empty config.
+    public static func load(environment: [String: String]) throws(ParseError) -> Config {
+        let path = path(environment: environment)
+        guard let bytes = try? FileSystem.readFile(path) else { return Config() }
+        return try parse(String(decoding: bytes, as: UTF8.self), path: path)
+    }
+
+    public static func parse(_ text: String, path: String) throws(ParseError) -> Config {
+        var config = Config()
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?.trimmingSpaces() ?? ""
+            if line.isEmpty { continue }
+            guard let eq = line.firstIndex(of: "=") else {
+                throw ParseError(path: path, line: index + 1, reason: "expected 'key = value', got '\(line)'")
+            }
+            let key = line[..<eq].trimmingSpaces()
+            let value = line[line.index(after: eq)...].trimmingSpaces()
+            guard !value.isEmpty else { throw ParseError(path: path, line: index + 1, reason: "'\(key)' has no value") }
+            switch key {
+            case "profile": config.profile = value
+            case "server": config.server = value
+            default:
+                throw ParseError(path: path, line: index + 1, reason: "unknown setting '\(key)'; known: \(keys.joined(separator: ", "))")
+            }
+        }
+        return config
+    }
+}

@@ -130,7 +130,7 @@ struct ScriptingTests {
         let commands: [[String]] = [
             ["whoami"], ["profiles"], ["users"], ["new", bob.email], ["convos"], ["send", conversation, "hi"],
             ["queue"], ["queue", "flush"], ["retry", "--all"], ["history", conversation], ["cache", "prune"],
-            ["help", "exit-codes"], ["login", alice.email, "--password-stdin"],
+            ["help", "exit-codes"], ["help", "send"], ["completion", "bash"], ["login", alice.email, "--password-stdin"],
         ]
         for args in commands {
             let r = try alice.run(args + ["--json"], stdin: "password123\n")

@@ -6,14 +6,21 @@ enum CompletionCommand {
         usage: ["bash|zsh|fish"],
         details: "Generated from the command table, so it always matches this nexusctl.\nbash: source <(nexusctl completion bash)",
         arguments: 1...1,
+        jsonFields: ["shell", "script"],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let script: String
         switch context.arguments[0] {
-        case "bash": context.terminal.writeOut(Completion.bash())
-        case "zsh": context.terminal.writeOut(Completion.zsh())
-        case "fish": context.terminal.writeOut(Completion.fish())
+        case "bash": script = Completion.bash()
+        case "zsh": script = Completion.zsh()
+        case "fish": script = Completion.fish()
         case let other: throw .usage("no completion for the shell '\(other)'", hint: "choose bash, zsh or fish.")
+        }
+        if context.output.json {
+            context.output.document(["shell": context.arguments[0], "script": script])
+        } else {
+            context.terminal.writeOut(script)
         }
         return .ok
     }

@@ -4,7 +4,7 @@ enum HelpCommand {
         usage: ["[<command>...]", "exit-codes"],
         details: "The same help, one page a command, is in docs/commands/ and the man page nexusctl(1).",
         arguments: 0...3,
-        jsonFields: ["code", "meaning"],
+        jsonFields: ["code", "meaning", "command", "summary", "usage", "options", "subcommands", "jsonFields", "examples"],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -30,7 +30,42 @@ enum HelpCommand {
             found = next
             specs = next.subcommands
         }
-        context.terminal.writeOut(Help.command(words, found!))
+        if context.output.json {
+            context.output.document(CommandView(path: words, spec: found!))
+        } else {
+            context.terminal.writeOut(Help.command(words, found!))
+        }
         return .ok
+    }
+
+    /// A command's declaration as JSON, for tools that build on nexusctl.
+    struct CommandView: Encodable {
+        struct Option: Encodable {
+            var name: String
+            var short: String?
+            var value: String?
+            var help: String
+        }
+        var command: String
+        var summary: String
+        var usage: [String]
+        var options: [Option]
+        var subcommands: [String]
+        var jsonFields: [String]
+        var examples: [[String]]
+
+        init(path: [String], spec: CommandSpec) {
+            command = path.joined(separator: " ")
+            summary = spec.summary
+            usage = Help.synopsis(path, spec)
+            options = spec.options.map { o in
+                var value: String?
+                if case .value(let placeholder) = o.kind { value = placeholder }
+                return Option(name: o.name, short: o.short.map(String.init), value: value, help: o.help)
+            }
+            subcommands = spec.subcommands.map(\.name)
+            jsonFields = spec.jsonFields
+            examples = spec.examples.map { [$0.0, $0.1] }
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NexusCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -32,7 +33,8 @@ public struct ServerConfig: Sendable {
 /// Builds nexusd: the repository, the router and the application around them.
 /// `onListening` is told the address actually bound (the port, when 0 was asked for).
 public func buildApplication(
-    _ config: ServerConfig, onListening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
+    _ config: ServerConfig, clock: @escaping @Sendable () -> Timestamp = { .now() },
+    onListening: @escaping @Sendable (String, Int) -> Void = { _, _ in }
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "nexusd")
     logger.logLevel = config.logLevel
@@ -41,11 +43,11 @@ public func buildApplication(
         if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
     }
     let repository = try await SQLiteRepository.open(path: config.databasePath, logger: logger)
-    let services = AppServices(repository: repository, passwords: Passwords(cost: config.bcryptCost))
+    let services = AppServices(repository: repository, passwords: Passwords(cost: config.bcryptCost), clock: clock)
     var app = Application(
         router: buildRouter(services),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
-        services: [DatabaseService(repository: repository)],
+        services: [DatabaseService(services: services)],
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)
         },
@@ -63,16 +65,24 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     UsersController(services: services).addRoutes(to: v1)
     ConversationsController(services: services).addRoutes(to: v1)
     MessagesController(services: services).addRoutes(to: v1)
+    ReceiptsController(services: services).addRoutes(to: v1)
     SyncController(services: services).addRoutes(to: v1)
     return router
 }
 
-/// Closes the database after the server has stopped taking requests.
+/// Saves last-seen times every 15 s; at shutdown, saves them once more and closes the
+/// database after the server has stopped taking requests.
 struct DatabaseService: Service {
-    let repository: any Repository
+    let services: AppServices
 
     func run() async throws {
-        try? await gracefulShutdown()
-        try await repository.close()
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(15))
+                await services.saveLastSeen()
+            }
+        }
+        await services.saveLastSeen()
+        try await services.repository.close()
     }
 }

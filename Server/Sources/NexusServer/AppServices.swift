@@ -8,7 +8,37 @@ struct AppServices: Sendable {
     let notifier = FeedNotifier()
     let sessions = SessionCache()
     let membership = MembershipCache()
+    let presence = Presence()
+    let typing = TypingBoard()
     let passwords: Passwords
+    /// The time, from a clock tests can set.
+    let clock: @Sendable () -> Timestamp
+
+    init(repository: any Repository, passwords: Passwords, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
+        self.repository = repository
+        self.passwords = passwords
+        self.clock = clock
+    }
+
+    /// A user as others should see them: with presence from memory over the stored last seen.
+    func present(_ user: User) -> User {
+        var u = user
+        if let seen = presence.lastSeen(user.id), seen > (u.lastSeenAt ?? Timestamp(milliseconds: 0)) { u.lastSeenAt = seen }
+        u.online = u.lastSeenAt.map { clock().milliseconds - $0.milliseconds < Presence.onlineWindowMs } ?? false
+        return u
+    }
+
+    func present(_ conversation: Conversation) -> Conversation {
+        var c = conversation
+        c.members = c.members.map(present)
+        return c
+    }
+
+    /// Saves the last-seen times gathered in memory.
+    func saveLastSeen() async {
+        let times = presence.takeUnsaved()
+        try? await repository.saveLastSeen(times)
+    }
 
     /// The caller's user and token hash, from `Authorization: Bearer …`; 401 otherwise.
     func authenticate(_ request: Request) async throws -> (user: User, tokenHash: String) {
@@ -19,9 +49,13 @@ struct AppServices: Sendable {
         }
         let hash = Tokens.hash(String(header.dropFirst(7)).trimmingSpaces())
         let (cached, generation) = sessions.lookup(hash: hash)
-        if let cached { return (cached, hash) }
+        if let cached {
+            presence.touch(cached.id, at: clock())
+            return (cached, hash)
+        }
         guard let user = try await repository.user(tokenHash: hash) else { throw APIError.unauthorized }
         sessions.remember(user, forHash: hash, generation: generation)
+        presence.touch(user.id, at: clock())
         return (user, hash)
     }
 
@@ -35,7 +69,7 @@ struct AppServices: Sendable {
 }
 
 /// Conversation members by conversation. Membership only changes through this process
-/// (direct conversations never change), so entries are filled on first use and kept.
+/// (members are never added or removed yet), so entries are filled on first use and kept.
 final class MembershipCache: Sendable {
     private let entries = Mutex<[Int64: [Int64]]>([:])
 

@@ -70,11 +70,11 @@ struct Nexusd: AsyncParsableCommand {
         let config = ServerConfig(
             host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
             logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost)
-        let app = try await buildApplication(config) { host, port in
+        let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data("nexusd listening on http://\(shown):\(port)\n".utf8))
-        }
+        })
         try await app.runService()
     }
 }

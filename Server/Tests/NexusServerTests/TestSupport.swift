@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NexusCore
+import Synchronization
 import Testing
 
 @testable import NexusServer
@@ -11,14 +12,16 @@ import Testing
 /// Runs `body` against a fresh nexusd, in-process, on a SQLite file in a fresh temp folder.
 /// bcrypt cost 4 keeps registration and login fast.
 @discardableResult
-func withServer<T: Sendable>(_ body: @Sendable (API) async throws -> T) async throws -> T {
+func withServer<T: Sendable>(
+    clock: @escaping @Sendable () -> Timestamp = { .now() }, _ body: @Sendable (API) async throws -> T
+) async throws -> T {
     let folder = FileManager.default.temporaryDirectory
         .appendingPathComponent("nexusd-tests-\(UUID().uuidString)", isDirectory: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let config = ServerConfig(
         host: "127.0.0.1", port: 0, databasePath: folder.appendingPathComponent("nexus.sqlite").path,
         logLevel: .warning, bcryptCost: 4)
-    let app = try await buildApplication(config)
+    let app = try await buildApplication(config, clock: clock)
     return try await app.test(.router) { client in try await body(API(client: client)) }
 }
 
@@ -105,4 +108,11 @@ func expectError(
 
 extension TestResponse {
     var text: String { String(buffer: body) }
+}
+
+/// A clock a test moves by hand.
+final class TestClock: Sendable {
+    private let now = Mutex(Timestamp.now())
+    func read() -> Timestamp { now.withLock { $0 } }
+    func advance(seconds: Int64) { now.withLock { $0 = Timestamp(milliseconds: $0.milliseconds + seconds * 1000) } }
 }

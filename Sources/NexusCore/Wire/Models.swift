@@ -5,11 +5,62 @@ public struct User: Codable, Hashable, Sendable {
     public var id: Int64
     public var email: String
     public var displayName: String
+    /// Presence, where the server tells it: a request within the last 60 s means online.
+    public var online: Bool?
+    public var lastSeenAt: Timestamp?
 
-    public init(id: Int64, email: String, displayName: String) {
+    public init(id: Int64, email: String, displayName: String, online: Bool? = nil, lastSeenAt: Timestamp? = nil) {
         self.id = id
         self.email = email
         self.displayName = displayName
+        self.online = online
+        self.lastSeenAt = lastSeenAt
+    }
+}
+
+/// One member's receipt watermarks: every message up to `deliveredSeq` reached one of
+/// their devices, and they have read every message up to `readSeq`.
+public struct MemberReceipts: Codable, Hashable, Sendable {
+    public var userId: Int64
+    public var deliveredSeq: Int64
+    public var readSeq: Int64
+
+    public init(userId: Int64, deliveredSeq: Int64, readSeq: Int64) {
+        self.userId = userId
+        self.deliveredSeq = deliveredSeq
+        self.readSeq = readSeq
+    }
+}
+
+public enum ReceiptKind: String, Codable, Sendable {
+    case delivered, read
+}
+
+/// A watermark that moved: `userId` has now had everything up to `seq` delivered (or read).
+public struct Receipt: Codable, Hashable, Sendable {
+    public var userId: Int64
+    public var kind: ReceiptKind
+    public var seq: Int64
+    public var at: Timestamp
+
+    public init(userId: Int64, kind: ReceiptKind, seq: Int64, at: Timestamp) {
+        self.userId = userId
+        self.kind = kind
+        self.seq = seq
+        self.at = at
+    }
+}
+
+/// Someone typing in a conversation, until `until`.
+public struct Typing: Codable, Hashable, Sendable {
+    public var conversationId: Int64
+    public var userId: Int64
+    public var until: Timestamp
+
+    public init(conversationId: Int64, userId: Int64, until: Timestamp) {
+        self.conversationId = conversationId
+        self.userId = userId
+        self.until = until
     }
 }
 
@@ -29,11 +80,18 @@ public struct Conversation: Codable, Hashable, Sendable {
     public var lastMessage: Message?
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+    /// Messages from others above the viewer's read watermark.
+    public var unreadCount: Int?
+    /// Every member's watermarks, the viewer's included.
+    public var receipts: [MemberReceipts]?
 
     public init(
         id: Int64, kind: ConversationKind, name: String?, members: [User], lastSeq: Int64,
-        lastMessage: Message?, createdAt: Timestamp, updatedAt: Timestamp
+        lastMessage: Message?, createdAt: Timestamp, updatedAt: Timestamp, unreadCount: Int? = nil,
+        receipts: [MemberReceipts]? = nil
     ) {
+        self.unreadCount = unreadCount
+        self.receipts = receipts
         self.id = id
         self.kind = kind
         self.name = name
@@ -83,6 +141,7 @@ public struct Message: Codable, Hashable, Sendable {
 public enum EventType: String, Codable, Sendable {
     case message
     case conversation
+    case receipt
 }
 
 /// One entry of a user's sync feed. `id` is the feed cursor: a client that has handled
@@ -93,12 +152,17 @@ public struct SyncEvent: Codable, Hashable, Sendable {
     public var conversationId: Int64
     public var message: Message?
     public var conversation: Conversation?
+    public var receipt: Receipt?
 
-    public init(id: Int64, type: EventType, conversationId: Int64, message: Message? = nil, conversation: Conversation? = nil) {
+    public init(
+        id: Int64, type: EventType, conversationId: Int64, message: Message? = nil, conversation: Conversation? = nil,
+        receipt: Receipt? = nil
+    ) {
         self.id = id
         self.type = type
         self.conversationId = conversationId
         self.message = message
         self.conversation = conversation
+        self.receipt = receipt
     }
 }

@@ -95,9 +95,44 @@ public struct SyncResponse: Codable, Sendable {
     public var events: [SyncEvent]
     /// Pass this back as `after` to continue the feed.
     public var cursor: Int64
-    public init(events: [SyncEvent], cursor: Int64) {
+    /// Who is typing in the viewer's conversations right now (not part of the cursor).
+    public var typing: [Typing]?
+    public init(events: [SyncEvent], cursor: Int64, typing: [Typing]? = nil) {
         self.events = events
         self.cursor = cursor
+        self.typing = typing
+    }
+}
+
+/// Moves the caller's watermarks forward; a value below the current one changes nothing.
+public struct ReceiptsRequest: Codable, Sendable {
+    public var delivered: Int64?
+    public var read: Int64?
+    public init(delivered: Int64? = nil, read: Int64? = nil) {
+        self.delivered = delivered
+        self.read = read
+    }
+}
+
+/// Who has a message, and who has read it.
+public struct MessageStatus: Codable, Sendable {
+    public struct Member: Codable, Sendable {
+        public var user: User
+        public var deliveredAt: Timestamp?
+        public var readAt: Timestamp?
+        public init(user: User, deliveredAt: Timestamp?, readAt: Timestamp?) {
+            self.user = user
+            self.deliveredAt = deliveredAt
+            self.readAt = readAt
+        }
+    }
+
+    public var message: Message
+    /// The other members.
+    public var members: [Member]
+    public init(message: Message, members: [Member]) {
+        self.message = message
+        self.members = members
     }
 }
 

@@ -14,9 +14,7 @@ struct ConversationsController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try await services.authenticate(request).user
         let body = try await request.decodeJSON(CreateConversationRequest.self, context: context)
-        guard body.kind == .direct else {
-            throw APIError.badRequest("Group conversations are not supported by this server yet.", code: "unsupported")
-        }
+        if body.kind == .group { return try await createGroup(body, creator: me) }
         guard body.members.count == 1 else {
             throw APIError.badRequest("A direct conversation takes exactly one other member.", code: "invalid_members")
         }
@@ -32,12 +30,40 @@ struct ConversationsController {
         guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
             throw APIError.conversationNotFound
         }
-        return try jsonResponse(ConversationResponse(conversation: conversation, created: created), status: created ? .created : .ok)
+        return try jsonResponse(
+            ConversationResponse(conversation: services.present(conversation), created: created), status: created ? .created : .ok)
+    }
+
+    /// A group of the caller and two or more others. Every email must name a user, or
+    /// nothing is created. The name defaults to the members' names.
+    private func createGroup(_ body: CreateConversationRequest, creator me: User) async throws -> Response {
+        let emails = Array(Set(body.members.map { $0.trimmingSpaces().lowercased() })).sorted().filter { $0 != me.email }
+        guard emails.count >= 2 else {
+            throw APIError.badRequest("A group takes at least two other members; for one, open a direct conversation.", code: "invalid_members")
+        }
+        guard emails.count < 256 else { throw APIError.badRequest("A group takes at most 255 other members.", code: "invalid_members") }
+        var others: [User] = []
+        for email in emails {
+            guard let user = try await services.repository.user(email: email) else {
+                throw APIError(status: .notFound, code: "user_not_found", message: "No user with email \(email).")
+            }
+            others.append(user)
+        }
+        var name = (body.name?.trimmingSpaces()).flatMap { $0.isEmpty ? nil : $0 }
+            ?? ([me] + others).map(\.displayName).joined(separator: ", ")
+        if name.utf8.count > Limits.maxDisplayNameBytes { name = String(name.prefix(97)) + "…" }
+        let id = try await services.repository.createGroup(creator: me.id, members: others.map(\.id), name: name)
+        services.notifier.notify(users: [me.id] + others.map(\.id))
+        guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
+            throw APIError.conversationNotFound
+        }
+        return try jsonResponse(ConversationResponse(conversation: services.present(conversation), created: true), status: .created)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try await services.authenticate(request).user
-        return try jsonResponse(ConversationsResponse(conversations: try await services.repository.conversations(viewer: me.id)))
+        let conversations = try await services.repository.conversations(viewer: me.id)
+        return try jsonResponse(ConversationsResponse(conversations: conversations.map(services.present)))
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -46,6 +72,6 @@ struct ConversationsController {
         guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
             throw APIError.conversationNotFound
         }
-        return try jsonResponse(conversation)
+        return try jsonResponse(services.present(conversation))
     }
 }

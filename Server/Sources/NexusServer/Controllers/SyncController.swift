@@ -11,6 +11,12 @@ struct SyncController {
         group.get("sync", use: sync)
     }
 
+    private func present(_ event: SyncEvent) -> SyncEvent {
+        var e = event
+        e.conversation = e.conversation.map(services.present)
+        return e
+    }
+
     @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try await services.authenticate(request).user
         let conversationId = try request.queryInt("conversation")
@@ -22,7 +28,7 @@ struct SyncController {
                 throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
             }
             let (events, head) = try await repository.lastMessageEvents(viewer: me.id, conversationId: conversationId, count: Int(last))
-            return try jsonResponse(SyncResponse(events: events, cursor: head))
+            return try jsonResponse(SyncResponse(events: events.map(present), cursor: head))
         }
 
         let after = try request.queryInt("after") ?? 0
@@ -31,12 +37,17 @@ struct SyncController {
             throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
         }
         let deadline = ContinuousClock.now + .seconds(wait)
+        let started = services.clock()
         while true {
             let seen = services.notifier.version(of: me.id)
             let events = try await repository.events(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
             let remaining = deadline - ContinuousClock.now
-            if !events.isEmpty || remaining <= .zero || services.notifier.isShutDown {
-                return try jsonResponse(SyncResponse(events: events, cursor: events.last?.id ?? after))
+            // Typing is news too: a poll answers early when someone starts typing.
+            let (typing, freshTyping) = services.typing.active(
+                for: me.id, conversationId: conversationId, now: services.clock(), since: started)
+            if !events.isEmpty || freshTyping || remaining <= .zero || services.notifier.isShutDown {
+                return try jsonResponse(SyncResponse(
+                    events: events.map(present), cursor: events.last?.id ?? after, typing: typing.isEmpty ? nil : typing))
             }
             let notifier = services.notifier
             await withGracefulShutdownHandler {

@@ -12,6 +12,7 @@ struct UsersController {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try await services.authenticate(request).user
         let search = request.uri.queryParameters["search"].map(String.init)
-        return try jsonResponse(UsersResponse(users: try await services.repository.users(excluding: me.id, search: search)))
+        let users = try await services.repository.users(excluding: me.id, search: search)
+        return try jsonResponse(UsersResponse(users: users.map(services.present)))
     }
 }

@@ -39,6 +39,8 @@ protocol Repository: Sendable {
     /// The direct conversation of the two users, created if it does not exist yet.
     /// Two racing calls for the same pair get the same conversation.
     func openDirect(_ a: Int64, _ b: Int64) async throws -> (id: Int64, created: Bool)
+    /// A new group of `creator` and `members` (all distinct), named `name`.
+    func createGroup(creator: Int64, members: [Int64], name: String) async throws -> Int64
     func conversation(id: Int64, viewer: Int64) async throws -> Conversation?
     func conversations(viewer: Int64) async throws -> [Conversation]
     func memberIds(conversationId: Int64) async throws -> [Int64]
@@ -53,6 +55,17 @@ protocol Repository: Sendable {
     func firstSeq(sentAtOrAfter time: Timestamp, conversationId: Int64) async throws -> Int64
     /// Up to `limit` messages with seq below `before` (or the newest), oldest first.
     func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage
+
+    /// Moves a member's watermarks forward (read implies delivered), never past the last
+    /// seq; returns the receipts that moved, each also an event in the members' feeds.
+    func advanceReceipts(conversationId: Int64, userId: Int64, delivered: Int64?, read: Int64?) async throws -> [Receipt]
+    /// A message the viewer may see, by id, or by the viewer's own localId.
+    func message(id: Int64, viewer: Int64) async throws -> Message?
+    func message(localId: String, sender: Int64) async throws -> Message?
+    /// When each other member's watermarks first reached the message.
+    func status(of message: Message) async throws -> [MessageStatus.Member]
+    /// Stores last-seen times kept in memory, so they outlive a restart.
+    func saveLastSeen(_ times: [Int64: Timestamp]) async throws
 
     /// The viewer's feed after `after`, oldest first.
     func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent]

@@ -104,11 +104,11 @@ final class SQLiteRepository: Repository {
     }
 
     func user(email: String) async throws -> User? {
-        try await read("SELECT id, email, display_name FROM users WHERE email = ?", [.text(email)]).first.map(Self.user)
+        try await read("SELECT id, email, display_name, last_seen_at FROM users WHERE email = ?", [.text(email)]).first.map(Self.user)
     }
 
     func users(excluding viewer: Int64, search: String?) async throws -> [User] {
-        var sql = "SELECT id, email, display_name FROM users WHERE id != ?"
+        var sql = "SELECT id, email, display_name, last_seen_at FROM users WHERE id != ?"
         var binds: [SQLiteData] = [.integer(Int(viewer))]
         if let search, !search.isEmpty {
             sql += " AND (display_name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')"
@@ -171,6 +171,7 @@ final class SQLiteRepository: Repository {
 
     private static let conversationColumns = """
         c.id, c.kind, c.name, c.last_seq, c.created_at, c.updated_at,
+        (SELECT COUNT(*) FROM messages um WHERE um.conversation_id = c.id AND um.seq > me.read_seq AND um.sender_id != me.user_id) AS unread,
         m.id AS m_id, m.conversation_id AS m_conversation_id, m.seq AS m_seq, m.sender_id AS m_sender_id,
         m.local_id AS m_local_id, m.text AS m_text, m.sent_at AS m_sent_at
         """
@@ -203,16 +204,23 @@ final class SQLiteRepository: Repository {
         guard !rows.isEmpty else { return [] }
         let ids = rows.compactMap { $0.column("id")?.integer }
         var members: [Int64: [User]] = [:]
+        var receipts: [Int64: [MemberReceipts]] = [:]
         // Chunked to stay under SQLite's limit on bound parameters.
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let memberRows = try await read(
                 """
-                SELECT mb.conversation_id, u.id, u.email, u.display_name FROM members mb JOIN users u ON u.id = mb.user_id
+                SELECT mb.conversation_id, mb.delivered_seq, mb.read_seq, u.id, u.email, u.display_name, u.last_seen_at
+                FROM members mb JOIN users u ON u.id = mb.user_id
                 WHERE mb.conversation_id IN (\(placeholders)) ORDER BY mb.conversation_id, u.id
                 """, chunk.map { .integer($0) })
             for row in memberRows {
-                members[Int64(row.column("conversation_id")?.integer ?? 0), default: []].append(Self.user(row))
+                let conversationId = Int64(row.column("conversation_id")?.integer ?? 0)
+                let user = Self.user(row)
+                members[conversationId, default: []].append(user)
+                receipts[conversationId, default: []].append(MemberReceipts(
+                    userId: user.id, deliveredSeq: Int64(row.column("delivered_seq")?.integer ?? 0),
+                    readSeq: Int64(row.column("read_seq")?.integer ?? 0)))
             }
         }
         return rows.map { row in
@@ -225,13 +233,116 @@ final class SQLiteRepository: Repository {
                 lastSeq: Int64(row.column("last_seq")?.integer ?? 0),
                 lastMessage: row.column("m_id")?.integer == nil ? nil : Self.message(row, prefix: "m_"),
                 createdAt: Timestamp(milliseconds: Int64(row.column("created_at")?.integer ?? 0)),
-                updatedAt: Timestamp(milliseconds: Int64(row.column("updated_at")?.integer ?? 0)))
+                updatedAt: Timestamp(milliseconds: Int64(row.column("updated_at")?.integer ?? 0)),
+                unreadCount: row.column("unread")?.integer,
+                receipts: receipts[id] ?? [])
         }
     }
 
     func memberIds(conversationId: Int64) async throws -> [Int64] {
         try await read("SELECT user_id FROM members WHERE conversation_id = ?", [.integer(Int(conversationId))])
             .compactMap { $0.column("user_id")?.integer.map(Int64.init) }
+    }
+
+    func createGroup(creator: Int64, members: [Int64], name: String) async throws -> Int64 {
+        let now = Int(Timestamp.now().milliseconds)
+        return try await writer.perform(multiStatement: true) { db in
+            let inserted = try await db.query(
+                "INSERT INTO conversations (kind, name, created_at, updated_at) VALUES ('group', ?, ?, ?) RETURNING id",
+                [.text(name), .integer(now), .integer(now)])
+            guard let id = inserted.first?.column("id")?.integer else { throw SQLiteRepositoryError.inconsistent("group") }
+            for member in [creator] + members {
+                _ = try await db.query(
+                    "INSERT INTO members (conversation_id, user_id, joined_at) VALUES (?, ?, ?)",
+                    [.integer(id), .integer(Int(member)), .integer(now)])
+            }
+            _ = try await db.query(
+                "INSERT INTO events (conversation_id, type, ref_id) VALUES (?, 'conversation', ?)", [.integer(id), .integer(id)])
+            return Int64(id)
+        }
+    }
+
+    // MARK: Receipts
+
+    func advanceReceipts(conversationId: Int64, userId: Int64, delivered: Int64?, read: Int64?) async throws -> [Receipt] {
+        let now = Timestamp.now()
+        return try await writer.perform(multiStatement: true) { db in
+            let rows = try await db.query(
+                """
+                SELECT mb.delivered_seq, mb.read_seq, c.last_seq FROM members mb JOIN conversations c ON c.id = mb.conversation_id
+                WHERE mb.conversation_id = ? AND mb.user_id = ?
+                """, [.integer(Int(conversationId)), .integer(Int(userId))])
+            guard let row = rows.first else { return [] }
+            let last = Int64(row.column("last_seq")?.integer ?? 0)
+            let currentDelivered = Int64(row.column("delivered_seq")?.integer ?? 0)
+            let currentRead = Int64(row.column("read_seq")?.integer ?? 0)
+            let newRead = min(last, max(currentRead, read ?? 0))
+            let newDelivered = min(last, max(currentDelivered, delivered ?? 0, newRead))
+            var moved: [Receipt] = []
+            if newDelivered > currentDelivered { moved.append(Receipt(userId: userId, kind: .delivered, seq: newDelivered, at: now)) }
+            if newRead > currentRead { moved.append(Receipt(userId: userId, kind: .read, seq: newRead, at: now)) }
+            guard !moved.isEmpty else { return [] }
+            _ = try await db.query(
+                "UPDATE members SET delivered_seq = ?, read_seq = ? WHERE conversation_id = ? AND user_id = ?",
+                [.integer(Int(newDelivered)), .integer(Int(newRead)), .integer(Int(conversationId)), .integer(Int(userId))])
+            for r in moved {
+                let inserted = try await db.query(
+                    "INSERT INTO receipts (conversation_id, user_id, kind, seq, at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                    [.integer(Int(conversationId)), .integer(Int(userId)), .text(r.kind.rawValue), .integer(Int(r.seq)),
+                     .integer(Int(now.milliseconds))])
+                _ = try await db.query(
+                    "INSERT INTO events (conversation_id, type, ref_id) VALUES (?, 'receipt', ?)",
+                    [.integer(Int(conversationId)), .integer(inserted.first?.column("id")?.integer ?? 0)])
+            }
+            return moved
+        }
+    }
+
+    func message(id: Int64, viewer: Int64) async throws -> Message? {
+        try await read(
+            """
+            SELECT m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at FROM messages m
+            JOIN members me ON me.conversation_id = m.conversation_id AND me.user_id = ? WHERE m.id = ?
+            """, [.integer(Int(viewer)), .integer(Int(id))]
+        ).first.map { Self.message($0) }
+    }
+
+    func message(localId: String, sender: Int64) async throws -> Message? {
+        try await read(
+            "SELECT id, conversation_id, seq, sender_id, local_id, text, sent_at FROM messages WHERE sender_id = ? AND local_id = ?",
+            [.integer(Int(sender)), .text(localId)]
+        ).first.map { Self.message($0) }
+    }
+
+    func status(of message: Message) async throws -> [MessageStatus.Member] {
+        let rows = try await read(
+            """
+            SELECT u.id, u.email, u.display_name, u.last_seen_at,
+                (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id
+                    AND r.kind = 'delivered' AND r.seq >= ?) AS delivered_at,
+                (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id
+                    AND r.kind = 'read' AND r.seq >= ?) AS read_at
+            FROM members mb JOIN users u ON u.id = mb.user_id
+            WHERE mb.conversation_id = ? AND mb.user_id != ? ORDER BY u.id
+            """,
+            [.integer(Int(message.seq)), .integer(Int(message.seq)), .integer(Int(message.conversationId)), .integer(Int(message.senderId))])
+        return rows.map { row in
+            MessageStatus.Member(
+                user: Self.user(row),
+                deliveredAt: row.column("delivered_at")?.integer.map { Timestamp(milliseconds: Int64($0)) },
+                readAt: row.column("read_at")?.integer.map { Timestamp(milliseconds: Int64($0)) })
+        }
+    }
+
+    func saveLastSeen(_ times: [Int64: Timestamp]) async throws {
+        guard !times.isEmpty else { return }
+        _ = try await writer.perform(multiStatement: true) { db in
+            for (user, at) in times {
+                _ = try await db.query(
+                    "UPDATE users SET last_seen_at = MAX(COALESCE(last_seen_at, 0), ?) WHERE id = ?",
+                    [.integer(Int(at.milliseconds)), .integer(Int(user))])
+            }
+        }
     }
 
     // MARK: Messages
@@ -277,7 +388,8 @@ final class SQLiteRepository: Repository {
 
     private static let eventColumns = """
         e.id AS e_id, e.conversation_id AS e_conversation_id, e.type AS e_type,
-        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at
+        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at,
+        r.user_id AS r_user_id, r.kind AS r_kind, r.seq AS r_seq, r.at AS r_at
         """
 
     func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
@@ -285,6 +397,7 @@ final class SQLiteRepository: Repository {
             SELECT \(Self.eventColumns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
             LEFT JOIN messages m ON e.type = 'message' AND m.id = e.ref_id
+            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
             WHERE e.id > ?
             """
         var binds: [SQLiteData] = [.integer(Int(viewer)), .integer(Int(after))]
@@ -313,6 +426,7 @@ final class SQLiteRepository: Repository {
             SELECT \(Self.eventColumns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
             JOIN messages m ON m.id = e.ref_id
+            LEFT JOIN receipts r ON 0
             WHERE e.type = 'message'\(filter) AND e.id <= ?
             ORDER BY e.id DESC LIMIT ?
             """, binds + [.integer(Int(head)), .integer(count)])
@@ -328,6 +442,13 @@ final class SQLiteRepository: Repository {
             switch row.column("e_type")?.string {
             case "message":
                 events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, message: Self.message(row)))
+            case "receipt":
+                let receipt = Receipt(
+                    userId: Int64(row.column("r_user_id")?.integer ?? 0),
+                    kind: ReceiptKind(rawValue: row.column("r_kind")?.string ?? "") ?? .delivered,
+                    seq: Int64(row.column("r_seq")?.integer ?? 0),
+                    at: Timestamp(milliseconds: Int64(row.column("r_at")?.integer ?? 0)))
+                events.append(SyncEvent(id: id, type: .receipt, conversationId: conversationId, receipt: receipt))
             default:
                 let conversation = try await self.conversation(id: conversationId, viewer: viewer)
                 events.append(SyncEvent(id: id, type: .conversation, conversationId: conversationId, conversation: conversation))
@@ -342,7 +463,8 @@ final class SQLiteRepository: Repository {
         User(
             id: Int64(row.column("id")?.integer ?? 0),
             email: row.column("email")?.string ?? "",
-            displayName: row.column("display_name")?.string ?? "")
+            displayName: row.column("display_name")?.string ?? "",
+            lastSeenAt: row.column("last_seen_at")?.integer.map { Timestamp(milliseconds: Int64($0)) })
     }
 
     static func message(_ row: SQLiteRow, prefix: String = "") -> Message {

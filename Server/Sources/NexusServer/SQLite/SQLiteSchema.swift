@@ -70,6 +70,25 @@ enum SQLiteSchema {
                     WHERE id = NEW.conversation_id AND last_seq < NEW.seq;
             END
             """,
-        ]
+        ],
+        // Groups, receipts and presence.
+        [
+            "ALTER TABLE users ADD COLUMN last_seen_at INTEGER",
+            "ALTER TABLE members ADD COLUMN delivered_seq INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE members ADD COLUMN read_seq INTEGER NOT NULL DEFAULT 0",
+            // Each time a watermark moves, so `status` can tell when a message was delivered
+            // or read: the first row of the member at or past its seq.
+            """
+            CREATE TABLE receipts (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                conversation_id INTEGER NOT NULL,
+                user_id INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                at INTEGER NOT NULL
+            )
+            """,
+            "CREATE INDEX receipts_by_member ON receipts(conversation_id, user_id, kind, seq)",
+        ],
     ]
 }

@@ -1,0 +1,73 @@
+import Hummingbird
+import NexusCore
+
+/// Receipts (delivered and read watermarks), message status, and typing.
+struct ReceiptsController {
+    let services: AppServices
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("conversations/:id/receipts", use: receipts)
+        group.post("conversations/:id/typing", use: typing)
+        group.get("messages/:id/status", use: status)
+        group.get("messages/status", use: statusByLocalId)
+    }
+
+    /// Moves the caller's watermarks forward; answers with the conversation as it now is.
+    @Sendable func receipts(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await services.authenticate(request).user
+        let id = try context.idParameter()
+        let members = try await services.members(of: id, viewer: me.id)
+        let body = try await request.decodeJSON(ReceiptsRequest.self, context: context)
+        guard (body.delivered ?? 0) >= 0, (body.read ?? 0) >= 0, body.delivered != nil || body.read != nil else {
+            throw APIError.badRequest("Give delivered and/or read, as seqs of 0 or more.", code: "invalid_body")
+        }
+        let moved = try await services.repository.advanceReceipts(conversationId: id, userId: me.id, delivered: body.delivered, read: body.read)
+        if !moved.isEmpty { services.notifier.notify(users: members) }
+        guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
+            throw APIError.conversationNotFound
+        }
+        return try jsonResponse(services.present(conversation))
+    }
+
+    /// "I am typing": shown to the other members for about 5 seconds.
+    @Sendable func typing(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await services.authenticate(request).user
+        let id = try context.idParameter()
+        let members = try await services.members(of: id, viewer: me.id)
+        let now = services.clock()
+        let typing = Typing(conversationId: id, userId: me.id, until: Timestamp(milliseconds: now.milliseconds + TypingBoard.durationMs))
+        let others = members.filter { $0 != me.id }
+        services.typing.set(typing, for: others, at: now)
+        services.notifier.notify(users: others)
+        return try jsonResponse(typing)
+    }
+
+    @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await services.authenticate(request).user
+        guard let text = context.parameters.get("id"), let id = Int64(text),
+              let message = try await services.repository.message(id: id, viewer: me.id)
+        else {
+            throw APIError(status: .notFound, code: "message_not_found", message: "Message not found.")
+        }
+        return try await answer(message)
+    }
+
+    /// The status of one of the caller's own messages, by its localId.
+    @Sendable func statusByLocalId(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try await services.authenticate(request).user
+        guard let localId = request.uri.queryParameters["localId"].map(String.init), !localId.isEmpty else {
+            throw APIError.badRequest("Give the localId of one of your messages: ?localId=…", code: "invalid_query")
+        }
+        guard let message = try await services.repository.message(localId: localId, sender: me.id) else {
+            throw APIError(status: .notFound, code: "message_not_found", message: "You sent no message with localId \(localId).")
+        }
+        return try await answer(message)
+    }
+
+    private func answer(_ message: Message) async throws -> Response {
+        let members = try await services.repository.status(of: message).map { m in
+            MessageStatus.Member(user: services.present(m.user), deliveredAt: m.deliveredAt, readAt: m.readAt)
+        }
+        return try jsonResponse(MessageStatus(message: message, members: members))
+    }
+}

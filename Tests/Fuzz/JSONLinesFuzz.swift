@@ -189,9 +189,47 @@ private func checkFold(_ bytes: [UInt8], _ parsed: Parsed) {
     }
 }
 
+// MARK: - Known findings
+
+/// Findings this target made that the sources do not fix yet (Tests/Fuzz/README.md lists
+/// them). With NEXUS_FUZZ_SKIP_KNOWN=1 the target passes over inputs that reach one, so
+/// fuzzing can go on past it; by default they crash, as they should until fixed.
+private let skipKnown = getenv("NEXUS_FUZZ_SKIP_KNOWN").map { String(cString: $0) == "1" } ?? false
+
+private struct TimeFields: Decodable {
+    var at: String?
+    var nextAttemptAt: String?
+}
+
+/// Known finding 1: `Timestamp(iso8601:)` traps on a fraction of more than three digits
+/// ("…:04.1234Z"): `for _ in digits..<3` is an invalid range when digits > 3.
+private func reachesLongFraction(_ bytes: [UInt8]) -> Bool {
+    let decoder = JSONDecoder()
+    for line in completeLines(bytes) {
+        guard let fields = try? decoder.decode(TimeFields.self, from: Data(line)) else { continue }
+        for time in [fields.at, fields.nextAttemptAt].compactMap({ $0 }) {
+            var run = 0
+            var afterDot = false
+            for c in time.utf8 {
+                if c == UInt8(ascii: ".") {
+                    afterDot = true
+                    run = 0
+                } else if afterDot, c >= 48, c <= 57 {
+                    run += 1
+                    if run > 3 { return true }
+                } else {
+                    afterDot = false
+                }
+            }
+        }
+    }
+    return false
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = [UInt8](UnsafeRawBufferPointer(start: start, count: count))
+    if skipKnown && reachesLongFraction(bytes) { return -1 }
     let parsed = checkReader(bytes)
     checkFold(bytes, parsed)
     return 0

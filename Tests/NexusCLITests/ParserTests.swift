@@ -60,8 +60,9 @@ struct ParserTests {
         Failure(args: ["tail", "--follow=yes"], error: .unexpectedValue(option: "follow", command: "tail")),
         Failure(args: ["send"], error: .missingArgument(command: "send", usage: "<conversation> <text>...")),
         Failure(args: ["new"], error: .missingArgument(command: "new", usage: "<email>")),
-        Failure(args: ["new", "a@b", "c@d"], error: .tooManyArguments(command: "new", extra: "c@d", usage: "<email>")),
-        Failure(args: ["convos", "--s"], error: .missingValue(option: "server", command: "convos")),
+        Failure(args: ["whoami", "extra"], error: .tooManyArguments(command: "whoami", extra: "extra", usage: "")),
+        Failure(args: ["convos", "--s"], error: .ambiguousOption("--s", command: "convos", candidates: ["search", "server"])),
+        Failure(args: ["whoami", "--s"], error: .missingValue(option: "server", command: "whoami")),
         Failure(args: ["users", "--s", "x"], error: .ambiguousOption("--s", command: "users", candidates: ["search", "server"])),
         Failure(args: ["--prof"], error: .missingValue(option: "profile", command: "nexusctl")),
     ])

@@ -25,7 +25,7 @@ enum HistoryCommand {
         ],
         arguments: 1...1,
         requirements: [.session],
-        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt"],
+        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "status", "statusText"],
         examples: [
             ("nexusctl history 3 --before 451", "the 50 messages before seq 451"),
             ("nexusctl history bob@example.com --all --json > chat.ndjson", "export a whole conversation"),
@@ -47,12 +47,16 @@ enum HistoryCommand {
         while true {
             let page = try reader.page(before: anchor, limit: limit)
             let next = page.hasMore ? page.messages.first?.seq : nil
+            if page.fromServer {
+                if first { names.refresh(conversationId) }
+                names.reporter.stored(page.messages)
+            }
             if output.json {
                 if all {
-                    for m in page.messages { output.record(MessageLine(message: m, sender: names.email(m.senderId))) }
+                    for m in page.messages { output.record(names.jsonLine(m)) }
                 } else {
                     output.document(PageView(
-                        messages: page.messages.map { MessageLine(message: $0, sender: names.email($0.senderId)) },
+                        messages: page.messages.map(names.jsonLine),
                         hasMore: page.hasMore, next: next, offline: page.offline ? true : nil),
                         items: "messages")
                 }
@@ -126,6 +130,7 @@ struct PageReader {
         var offline = false
         var offlineReason: String?
         var gap: String?
+        var fromServer = false
     }
 
     func page(before anchor: NexusAPI.Anchor?, limit: Int) throws(CLIError) -> Page {
@@ -144,7 +149,7 @@ struct PageReader {
         do throws(APIError) {
             let page = try api.messages(conversationId: conversationId, before: anchor, limit: limit)
             Cache.remember(page.messages, context)
-            return Page(messages: page.messages, hasMore: page.hasMore)
+            return Page(messages: page.messages, hasMore: page.hasMore, fromServer: true)
         } catch {
             switch error {
             case .server(404, "message_not_found", let message, _):
@@ -172,34 +177,45 @@ struct PageReader {
     }
 }
 
-/// Sender names for printing, from the cached conversations (and the session).
-struct Names {
+/// Sender names and my messages' statuses for printing a conversation: from the cached
+/// conversation, refreshed from the server once the server has answered for a page.
+final class Names {
     let context: CommandContext
     let me: User
+    let reporter: DeliveryReporter
     private var people: [Int64: User] = [:]
+    private let book: ReceiptBook
 
     init(context: CommandContext, me: User, conversationId: Int64) {
         self.context = context
         self.me = me
-        var conversations = ConversationCache(profile: context.profile).load()
-        if !conversations.contains(where: { $0.id == conversationId }),
-           let fetched = try? context.api().conversation(conversationId)
-        {
-            Cache.remember(conversations: [fetched], replacingAll: false, context)
-            conversations.append(fetched)
-        }
-        for c in conversations {
-            for u in c.members { people[u.id] = u }
-        }
+        self.reporter = DeliveryReporter(context: context, me: me.id)
+        self.book = ReceiptBook(me: me.id)
+        for c in ConversationCache(profile: context.profile).load() { learn(c, conversationId) }
         people[me.id] = me
     }
 
-    func email(_ id: Int64) -> String? { people[id]?.email }
+    func refresh(_ conversationId: Int64) {
+        guard let fetched = try? context.api().conversation(conversationId) else { return }
+        Cache.remember(conversations: [fetched], replacingAll: false, context)
+        learn(fetched, conversationId)
+    }
+
+    private func learn(_ c: Conversation, _ shown: Int64) {
+        for u in c.members where u.id != me.id { people[u.id] = u }
+        if c.id == shown { book.learn(c) }
+    }
+
+    func jsonLine(_ m: Message) -> MessageLine {
+        let status = book.status(of: m)
+        return MessageLine(message: m, sender: people[m.senderId]?.email, status: status?.status, statusText: status?.label)
+    }
 
     func line(_ m: Message) -> String {
         let name = m.senderId == me.id ? "You" : people[m.senderId]?.displayName ?? "user \(m.senderId)"
         let output = context.output
         let body = m.text.replacingNewlines(indent: String(repeating: " ", count: 10))
-        return output.paint("\(m.seq)".padding(6) + "[\(LocalTime.short(m.sentAt))]", .dim) + " " + output.paint(name, .bold) + ": " + body
+        let suffix = book.status(of: m).map { output.paint("  · " + $0.label, .dim) } ?? ""
+        return output.paint("\(m.seq)".padding(6) + "[\(LocalTime.short(m.sentAt))]", .dim) + " " + output.paint(name, .bold) + ": " + body + suffix
     }
 }

@@ -16,7 +16,9 @@ enum TailCommand {
         usage: ["[<conversation>] [-f] [-n N]"],
         details: """
             Without <conversation>, follows all your conversations. \(Conversations.argumentHelp)
-            With --json, prints one JSON object a line (NDJSON).
+            With --json, prints one JSON object a line (NDJSON): "type" is "message", "receipt" or
+            "typing". Your own messages show their status: Sent, Delivered, Read (or "Read by 2/4"
+            in groups). Messages printed count as delivered to you; with --read, as read.
 
             With -f the position is saved in the profile after every batch, so a restarted
             `tail -f` resumes where the last one stopped: nothing skipped, nothing repeated.
@@ -33,10 +35,13 @@ enum TailCommand {
             OptionSpec("follow", short: "f", help: "keep running and print messages as they arrive"),
             OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 10)"),
             OptionSpec("exec", .value(placeholder: "CMD"), help: "with -f, run CMD for each incoming message (JSON on stdin, NEXUS_* variables)"),
+            OptionSpec("read", help: "mark messages read as they are printed"),
+            OptionSpec("receipts", help: "also print a line when someone's delivered or read mark moves (always in JSON)"),
         ],
         arguments: 0...1,
         requirements: [.session],
-        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt"],
+        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "status", "statusText",
+                     "userId", "user", "kind", "at", "until"],
         examples: [
             ("nexusctl tail -f --json | jq -r .text", "follow everything, text only"),
             ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "a desktop notification for each incoming message"),
@@ -51,6 +56,8 @@ enum TailCommand {
         let hook = context.invocation.value("exec").map { Hook(command: $0, context: context) }
         if hook != nil && !follow { throw .usage("--exec runs for messages as they arrive; it needs -f") }
         let printer = MessagePrinter(context: context, me: me, showConversation: conversationId == nil)
+        printer.markRead = context.invocation.flag("read")
+        printer.showReceipts = context.invocation.flag("receipts")
         let api = try context.api()
         var offline = false
         do throws(APIError) {
@@ -106,6 +113,7 @@ enum TailCommand {
                     Delivery.opportunistic(context, ignoreBackoff: true)
                 }
                 backoffMs = 200
+                printer.show(typing: batch.typing ?? [])
                 if !batch.events.isEmpty {
                     printer.print(batch.events)
                     cursor = batch.cursor
@@ -139,13 +147,20 @@ final class MessagePrinter {
     let me: User
     let showConversation: Bool
     var hook: Hook?
+    var markRead = false
+    var showReceipts = false
     private var people: [Int64: User] = [:]
     private var printedSeq: [Int64: Int64] = [:]
+    private var shownTyping = Set<Typing>()
+    private let book: ReceiptBook
+    private let reporter: DeliveryReporter
 
     init(context: CommandContext, me: User, showConversation: Bool) {
         self.context = context
         self.me = me
         self.showConversation = showConversation
+        self.book = ReceiptBook(me: me.id)
+        self.reporter = DeliveryReporter(context: context, me: me.id)
         people[me.id] = me
     }
 
@@ -163,22 +178,65 @@ final class MessagePrinter {
 
     private func learn(_ conversation: Conversation) {
         for user in conversation.members { people[user.id] = user }
+        book.learn(conversation)
     }
 
     func print(_ events: [SyncEvent]) {
         let conversations = events.compactMap(\.conversation)
         for c in conversations { learn(c) }
         if !conversations.isEmpty { Cache.remember(conversations: conversations, replacingAll: false, context) }
-        print(messages: events.compactMap { $0.type == .message ? $0.message : nil })
+        // Messages and receipts in feed order, so a receipt follows the message it covers.
+        var messages: [Message] = []
+        for event in events {
+            if let m = event.message, event.type == .message {
+                messages.append(m)
+            } else if let r = event.receipt, event.type == .receipt {
+                print(messages: messages)
+                messages = []
+                show(receipt: r, in: event.conversationId)
+            }
+        }
+        print(messages: messages)
+    }
+
+    private func show(receipt: Receipt, in conversationId: Int64) {
+        book.apply(receipt, in: conversationId)
+        // Your own marks move because you read; they are news to the others only.
+        guard receipt.userId != me.id else { return }
+        let who = people[receipt.userId]
+        if context.output.json {
+            context.output.record(ReceiptLine(conversationId: conversationId, receipt: receipt, user: who?.email))
+        } else if showReceipts {
+            let name = who?.displayName ?? "user \(receipt.userId)"
+            let verb = receipt.kind == .read ? "read" : "received"
+            context.output.line(context.output.paint(
+                (showConversation ? "#\(conversationId) " : "") + "[\(LocalTime.short(receipt.at))] \(name) \(verb) up to #\(receipt.seq)", .dim))
+        }
+    }
+
+    /// "bob is typing…" on a terminal, and a typing record in JSON; once per announcement.
+    func show(typing: [Typing]) {
+        for t in typing where t.userId != me.id && shownTyping.insert(t).inserted {
+            let who = people[t.userId]
+            if context.output.json {
+                context.output.record(TypingLine(typing: t, user: who?.email))
+            } else if context.terminal.outputIsTerminal {
+                let name = who?.displayName ?? "user \(t.userId)"
+                context.output.line(context.output.paint((showConversation ? "#\(t.conversationId) " : "") + "\(name) is typing…", .dim))
+            }
+        }
     }
 
     func print(messages: [Message]) {
+        guard !messages.isEmpty else { return }
         Cache.remember(messages, context)
+        defer { reporter.stored(messages, read: markRead) }
         for message in messages {
             if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
             printedSeq[message.conversationId] = message.seq
             let sender = people[message.senderId]
-            let line = MessageLine(message: message, sender: sender?.email)
+            let status = book.status(of: message)
+            let line = MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label)
             if let hook, message.senderId != me.id { hook.run(message, sender: sender, json: line.json()) }
             if context.output.json {
                 context.output.record(line)
@@ -186,16 +244,20 @@ final class MessagePrinter {
                 let name = message.senderId == me.id ? "You" : sender?.displayName ?? "user \(message.senderId)"
                 let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
                 let body = message.text.replacingNewlines(indent: String(repeating: " ", count: prefix.count + 2))
-                context.output.line(context.output.paint(prefix, .dim) + context.output.paint(name, .bold) + ": " + body)
+                let suffix = status.map { context.output.paint("  · " + $0.label, .dim) } ?? ""
+                context.output.line(context.output.paint(prefix, .dim) + context.output.paint(name, .bold) + ": " + body + suffix)
             }
         }
     }
 }
 
-/// A message as `tail --json` prints it: the wire fields, a type, and the sender's email.
+/// A message as `tail --json` prints it: the wire fields, a type, the sender's email, and
+/// for my own messages their status ("sent", "delivered", "read") and its words.
 struct MessageLine: Encodable {
     var message: Message
     var sender: String?
+    var status: String? = nil
+    var statusText: String? = nil
 
     func json() -> String {
         let encoder = JSONEncoder()
@@ -203,13 +265,52 @@ struct MessageLine: Encodable {
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    private enum Keys: String, CodingKey { case type, sender }
+    private enum Keys: String, CodingKey { case type, sender, status, statusText }
 
     func encode(to encoder: any Encoder) throws {
         try message.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode("message", forKey: .type)
         try container.encodeIfPresent(sender, forKey: .sender)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encodeIfPresent(statusText, forKey: .statusText)
+    }
+}
+
+/// A watermark that moved, as `tail --json` prints it.
+struct ReceiptLine: Encodable {
+    var type = "receipt"
+    var conversationId: Int64
+    var receipt: Receipt
+    var user: String?
+
+    private enum Keys: String, CodingKey { case type, conversationId, userId, user, kind, seq, at }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(type, forKey: .type)
+        try c.encode(conversationId, forKey: .conversationId)
+        try c.encode(receipt.userId, forKey: .userId)
+        try c.encodeIfPresent(user, forKey: .user)
+        try c.encode(receipt.kind, forKey: .kind)
+        try c.encode(receipt.seq, forKey: .seq)
+        try c.encode(receipt.at, forKey: .at)
+    }
+}
+
+/// Someone typing, as `tail --json` prints it.
+struct TypingLine: Encodable {
+    var type = "typing"
+    var conversationId: Int64
+    var userId: Int64
+    var user: String?
+    var until: Timestamp
+
+    init(typing: Typing, user: String?) {
+        conversationId = typing.conversationId
+        userId = typing.userId
+        self.user = user
+        until = typing.until
     }
 }
 

@@ -6,7 +6,7 @@ enum UsersCommand {
         usage: ["[--search QUERY]"],
         options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
         requirements: [.session],
-        jsonFields: ["id", "email", "displayName"],
+        jsonFields: ["id", "email", "displayName", "online", "lastSeenAt"],
         examples: [
             ("nexusctl users --search ali --fields email", "find someone's email"),
         ],
@@ -20,7 +20,13 @@ enum UsersCommand {
         } else if users.isEmpty {
             context.output.note("No users found.")
         } else {
-            context.output.table(users.map { [$0.displayName, $0.email] }, header: ["NAME", "EMAIL"])
+            let now = Timestamp.now()
+            context.output.table(
+                users.map { u in
+                    let presence = u.online == true ? context.output.paint("● online", .green) : u.lastSeenAt.map { SmartTime.lastSeen($0, now: now) } ?? "never seen"
+                    return [u.displayName, u.email, presence]
+                },
+                header: ["NAME", "EMAIL", "SEEN"])
         }
         return .ok
     }

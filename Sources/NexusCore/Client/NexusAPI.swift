@@ -49,6 +49,28 @@ public final class NexusAPI {
         try call("POST", "/v1/conversations", body: CreateConversationRequest(kind: .direct, members: [email]))
     }
 
+    public func createGroup(with emails: [String], name: String?) throws(APIError) -> ConversationResponse {
+        try call("POST", "/v1/conversations", body: CreateConversationRequest(kind: .group, members: emails, name: name))
+    }
+
+    /// Moves the caller's watermarks forward; returns the conversation as it now is.
+    @discardableResult
+    public func receipts(conversationId: Int64, delivered: Int64? = nil, read: Int64? = nil) throws(APIError) -> Conversation {
+        try call("POST", "/v1/conversations/\(conversationId)/receipts", body: ReceiptsRequest(delivered: delivered, read: read))
+    }
+
+    public func typing(conversationId: Int64) throws(APIError) -> Typing {
+        try call("POST", "/v1/conversations/\(conversationId)/typing", body: [String: String]())
+    }
+
+    public func status(messageId: Int64) throws(APIError) -> MessageStatus {
+        try call("GET", "/v1/messages/\(messageId)/status")
+    }
+
+    public func status(localId: String) throws(APIError) -> MessageStatus {
+        try call("GET", "/v1/messages/status?localId=" + percentEncode(localId))
+    }
+
     public func conversations() throws(APIError) -> [Conversation] {
         let r: ConversationsResponse = try call("GET", "/v1/conversations")
         return r.conversations

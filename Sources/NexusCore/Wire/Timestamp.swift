@@ -103,7 +103,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days.
-    static func days(fromCivil y0: Int64, _ m: Int, _ d: Int) -> Int64 {
+    public static func days(fromCivil y0: Int64, _ m: Int, _ d: Int) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

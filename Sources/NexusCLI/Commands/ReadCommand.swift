@@ -1,0 +1,27 @@
+import NexusCore
+
+enum ReadCommand {
+    static let spec = CommandSpec(
+        name: "read", summary: "Mark everything in a conversation as read",
+        usage: ["<conversation>"],
+        details: "\(Conversations.argumentHelp)\nThe senders see it: their messages go to Read (\"Read by 2/4\" in groups).",
+        arguments: 1...1,
+        requirements: [.session],
+        jsonFields: ConvosCommand.spec.jsonFields + ["unreadCount", "receipts"],
+        run: run)
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let id = try Conversations.resolve(context.arguments[0], context)
+        let me = try context.requireSession().user.id
+        let conversation = try context.call { api throws(APIError) in
+            try api.receipts(conversationId: id, read: try api.conversation(id).lastSeq)
+        }
+        Cache.remember(conversations: [conversation], replacingAll: false, context)
+        if context.output.json {
+            context.output.document(ConversationView(conversation: conversation, title: conversation.title(viewer: me)))
+        } else {
+            context.output.note("Marked \(conversation.title(viewer: me)) read up to #\(conversation.lastSeq).")
+        }
+        return .ok
+    }
+}

@@ -197,8 +197,16 @@ private func checkFold(_ bytes: [UInt8], _ parsed: Parsed) {
 private let skipKnown = getenv("NEXUS_FUZZ_SKIP_KNOWN").map { String(cString: $0) == "1" } ?? false
 
 private struct TimeFields: Decodable {
-    var at: String?
-    var nextAttemptAt: String?
+    enum Key: String, CodingKey { case at, nextAttemptAt }
+    var times: [String] = []
+
+    // Field by field: a bad value elsewhere must not hide a time the real decoder reads.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        for key in [Key.at, .nextAttemptAt] {
+            if let time = try? c.decodeIfPresent(String.self, forKey: key) { times.append(time) }
+        }
+    }
 }
 
 /// Known finding 1: `Timestamp(iso8601:)` traps on a fraction of more than three digits
@@ -207,7 +215,7 @@ private func reachesLongFraction(_ bytes: [UInt8]) -> Bool {
     let decoder = JSONDecoder()
     for line in completeLines(bytes) {
         guard let fields = try? decoder.decode(TimeFields.self, from: Data(line)) else { continue }
-        for time in [fields.at, fields.nextAttemptAt].compactMap({ $0 }) {
+        for time in fields.times {
             var run = 0
             var afterDot = false
             for c in time.utf8 {

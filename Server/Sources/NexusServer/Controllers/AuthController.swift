@@ -57,6 +57,7 @@ struct AuthController {
     }
 
     private func startSession(for user: User) async throws -> AuthResponse {
+        services.presence.touch(user.id, at: services.clock())
         let token = Tokens.generate()
         try await services.repository.createSession(userId: user.id, tokenHash: Tokens.hash(token))
         return AuthResponse(token: token, user: user)

@@ -1,0 +1,168 @@
+import Foundation
+import NexusCore
+import Testing
+
+/// Conversations and people (issue 4), with the real binaries.
+@Suite(.timeLimit(.minutes(3)))
+struct PeopleTests {
+    func unread(_ user: User, _ conversation: String) throws -> Int? {
+        let doc = try #require(try user.run(["convos", "--json"]).json() as? [String: Any])
+        let list = doc["conversations"] as? [[String: Any]] ?? []
+        return list.first { String($0["id"] as? Int ?? 0) == conversation }?["unreadCount"] as? Int
+    }
+
+    @Test func groupReceiptsGoFromReadByOneToReadByAll() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let alice = try User("alice", server: server.url)
+        let bob = try User("bob", server: server.url)
+        let carol = try User("carol", server: server.url)
+        try alice.register(name: "Alice")
+        try bob.register(name: "Bob")
+        try carol.register(name: "Carol")
+        let created = try alice.run(["new", bob.email, carol.email, "--json"])
+        #expect(created.code == 0, "\(created.err)")
+        let group = try #require((try created.json() as? [String: Any])?["conversation"] as? [String: Any])
+        #expect(group["title"] as? String == "Alice, Bob, Carol")
+        let id = String(try #require(group["id"] as? Int))
+
+        var localIds: [String] = []
+        for text in ["one", "two", "three"] {
+            localIds.append(try #require((try alice.run(["send", id, text, "--json"]).json() as? [String: Any])?["localId"] as? String))
+        }
+        #expect(try unread(bob, id) == 3)
+        #expect(try unread(carol, id) == 3)
+        #expect(try alice.run(["status", localIds[2]]).lines.first?.hasPrefix("Sent:") == true)
+
+        // Bob's device gets them: delivered, not read.
+        #expect(try bob.run(["tail", id]).code == 0)
+        #expect(try unread(bob, id) == 3)
+        #expect(try alice.run(["status", localIds[2]]).lines.first?.hasPrefix("Sent:") == true, "delivered to 1 of 2 is not delivered")
+
+        #expect(try bob.run(["read", id]).code == 0)
+        #expect(try unread(bob, id) == 0)
+        let half = try alice.run(["status", localIds[2], "--json"])
+        #expect((try half.json() as? [String: Any])?["statusText"] as? String == "Read by 1/2")
+        #expect(try alice.run(["status", localIds[2]]).lines.first == "Read by 1/2: three")
+
+        #expect(try carol.run(["read", id]).code == 0)
+        #expect(try unread(carol, id) == 0)
+        #expect(try alice.run(["status", localIds[0]]).lines.first == "Read by 2/2: one")
+
+        // Alice's own view of the thread shows it too.
+        let history = try alice.run(["history", id])
+        #expect(history.lines.filter { $0.hasSuffix("· Read by 2/2") }.count == 3, "\(history.out)")
+        #expect(try unread(carol, id) == 0)
+        #expect(try bob.run(["send", id, "back to you"]).code == 0)
+        #expect(try unread(alice, id) == 1)
+        #expect(try unread(carol, id) == 1)
+    }
+
+    @Test func aDirectMessageGoesSentDeliveredRead() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let alice = try User("alice", server: server.url)
+        let bob = try User("bob", server: server.url)
+        try alice.register()
+        try bob.register()
+        let localId = try #require((try alice.run(["send", bob.email, "hi", "--json"]).json() as? [String: Any])?["localId"] as? String)
+        func status() throws -> String? { (try alice.run(["status", localId, "--json"]).json() as? [String: Any])?["statusText"] as? String }
+        #expect(try status() == "Sent")
+        #expect(try bob.run(["history", alice.email]).code == 0)
+        #expect(try status() == "Delivered")
+        #expect(try bob.run(["read", alice.email]).code == 0)
+        #expect(try status() == "Read")
+    }
+
+    @Test func tailShowsReceiptsAndTyping() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let alice = try User("alice", server: server.url)
+        let bob = try User("bob", server: server.url)
+        try alice.register(name: "Alice")
+        try bob.register(name: "Bob")
+        #expect(try alice.run(["send", bob.email, "ping"]).code == 0)
+        let (tail, out, err) = try alice.spawn(["tail", "-f", "--json", "-n", "0"])
+        defer { tail.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try bob.run(["typing", alice.email]).code == 0)
+        #expect(out.wait { lines in jsonLines(lines.joined(separator: "\n")).contains { $0["type"] as? String == "typing" } }, "\(out.text) \(err.text)")
+        #expect(try bob.run(["read", alice.email]).code == 0)
+        #expect(out.wait { lines in jsonLines(lines.joined(separator: "\n")).contains { $0["type"] as? String == "receipt" && $0["kind"] as? String == "read" } })
+        let typing = try #require(jsonLines(out.text).first { $0["type"] as? String == "typing" })
+        #expect(typing["user"] as? String == bob.email)
+
+        let (textTail, textOut, _) = try alice.spawn(["tail", "-f", "-n", "0", "--receipts"])
+        defer { textTail.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try alice.run(["send", bob.email, "again"]).code == 0)
+        #expect(try bob.run(["read", alice.email]).code == 0)
+        #expect(textOut.wait { $0.contains { $0.hasSuffix("Bob read up to #2") } }, "\(textOut.text)")
+    }
+
+    @Test func racingNewCreatesOneConversation() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let alice = try User("alice", server: server.url)
+        let bob = try User("bob", server: server.url)
+        try alice.register()
+        try bob.register()
+        let (first, out1, _) = try alice.spawn(["new", bob.email, "--json"])
+        let (second, out2, _) = try bob.spawn(["new", alice.email, "--json"])
+        first.waitUntilExit()
+        second.waitUntilExit()
+        #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
+        _ = out1.wait(timeout: 2) { !$0.isEmpty }
+        _ = out2.wait(timeout: 2) { !$0.isEmpty }
+        let ids = [out1.text, out2.text].compactMap {
+            ((try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any])?["conversation"] as? [String: Any]
+        }.compactMap { $0["id"] as? Int }
+        #expect(ids.count == 2 && ids[0] == ids[1])
+        #expect(((try alice.run(["convos", "--json"]).json() as? [String: Any])?["conversations"] as? [Any])?.count == 1)
+    }
+
+    @Test func convosOrderSearchAndPresence() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let me = try User("me", server: server.url)
+        try me.register(name: "Me")
+        var others: [User] = []
+        for name in ["alice", "bob", "carol"] {
+            let u = try User(name, server: server.url)
+            try u.register(name: name.capitalized)
+            others.append(u)
+            #expect(try me.run(["new", u.email]).code == 0)
+        }
+        // Activity order: carol, then alice (who says "deploy"), then bob last.
+        #expect(try others[2].run(["send", me.email, "hello from carol"]).code == 0)
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(try others[0].run(["send", me.email, "the deploy is done"]).code == 0)
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(try me.run(["send", others[1].email, "lunch?"]).code == 0)
+
+        func titles(_ args: [String]) throws -> [String] {
+            let doc = try #require(try me.run(["convos", "--json"] + args).json() as? [String: Any])
+            return (doc["conversations"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+        }
+        #expect(try titles([]) == ["Bob", "Alice", "Carol"])
+        #expect(try titles(["--search", "DEPLOY"]) == ["Alice"])
+        #expect(try titles(["--search", "car"]) == ["Carol"])
+        #expect(try titles(["--unread"]) == ["Alice", "Carol"])
+        #expect(try titles(["--limit", "1"]) == ["Bob"])
+
+        let text = try me.run(["convos"])
+        #expect(text.lines.first?.hasPrefix("ID") == true)
+        #expect(text.lines[1].contains("You: lunch?"))
+        #expect(text.lines[1].contains("Just now"))
+
+        let users = try #require(try me.run(["users", "--json"]).json() as? [[String: Any]])
+        #expect(users.allSatisfy { $0["online"] as? Bool == true }, "everyone made a request in the last minute")
+        #expect(try me.run(["users"]).out.contains("● online"))
+
+        let empty = try User("nobody", server: server.url)
+        try empty.register()
+        let none = try empty.run(["convos"])
+        #expect(none.err.contains("No conversations yet"))
+        #expect(none.err.contains("nexusctl new <email>"))
+    }
+}

@@ -151,7 +151,9 @@ for target in $targets; do
     if [ $code -ne 0 ]; then
         status=1
         echo "run.sh: $target FAILED (exit $code); the end of its log:" >&2
-        grep -v '^#[0-9]' "$log" | tail -40 | demangle >&2
+        # The error, the innermost frames (past libFuzzer's own) and where the input went.
+        grep -E 'Fatal error|ERROR:|SUMMARY:|^ *#([0-9]|1[0-9]) |Test unit written|^MS:' "$log" \
+            | grep -v -E 'in (__sanitizer_print_stack_trace|fuzzer::)' | head -30 | cut -c1-600 | demangle >&2
         summary+=("$(printf '%-10s FAILED  %s executions  (see %s, %s)' "$target" "${runs:-?}" "$log" "$artifacts")")
     else
         summary+=("$(printf '%-10s ok      %s executions, %s exec/s, corpus %s files' \

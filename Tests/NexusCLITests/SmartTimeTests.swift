@@ -57,15 +57,17 @@ struct SmartTimeTests {
                 lastSeq: 1, lastMessage: Message(id: id, conversationId: id, seq: 1, senderId: id + 10, localId: "l", text: last, sentAt: Timestamp(milliseconds: updated)),
                 createdAt: Timestamp(milliseconds: 0), updatedAt: Timestamp(milliseconds: updated), unreadCount: unread)
         }
-        let all = [
+        let full = [
             conversation(1, "Alice", updated: 100, unread: 0, last: "lunch?"),
             conversation(2, "Bob", updated: 300, unread: 2, last: "Deploy done"),
             conversation(3, "Carol", updated: 200, unread: 1, last: "see you"),
         ]
-        #expect(ConvosCommand.filter(all, me: 1, search: nil, unreadOnly: false).map(\.id) == [2, 3, 1])
-        #expect(ConvosCommand.filter(all, me: 1, search: nil, unreadOnly: true).map(\.id) == [2, 3])
-        #expect(ConvosCommand.filter(all, me: 1, search: "DEPLOY", unreadOnly: false).map(\.id) == [2])
-        #expect(ConvosCommand.filter(all, me: 1, search: "car", unreadOnly: false).map(\.id) == [3])
-        #expect(ConvosCommand.filter(all, me: 1, search: "zzz", unreadOnly: false).isEmpty)
+        let all = full.map { $0.summary(viewer: 1) }
+        let people = Dictionary(full.flatMap(\.members).map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        #expect(ConvosCommand.filter(all, me: 1, people: people, search: nil, unreadOnly: false).map(\.id) == [2, 3, 1])
+        #expect(ConvosCommand.filter(all, me: 1, people: people, search: nil, unreadOnly: true).map(\.id) == [2, 3])
+        #expect(ConvosCommand.filter(all, me: 1, people: people, search: "DEPLOY", unreadOnly: false).map(\.id) == [2])
+        #expect(ConvosCommand.filter(all, me: 1, people: people, search: "car", unreadOnly: false).map(\.id) == [3])
+        #expect(ConvosCommand.filter(all, me: 1, people: people, search: "zzz", unreadOnly: false).isEmpty)
     }
 }

@@ -117,18 +117,20 @@ public enum Completion {
         switch spec?.name {
         case "send", "tail", "history":
             guard position == 0 else { return [] }
-            let conversations = ConversationCache(profile: profile).load()
+            let cache = ConversationCache(profile: profile)
+            let people = cache.people()
             let me = (try? profile.loadSession())?.user.id
+            let conversations = cache.list()
             var out = conversations.map { String($0.id) }
             for c in conversations where c.kind == .direct {
-                out += c.members.filter { $0.id != me }.map(\.email)
+                out += c.memberIds.filter { $0 != me }.compactMap { people[$0]?.email }
             }
-            out += profile.loadDirects().keys
+            out += Array(profile.loadDirects().keys).sorted()
             var seen = Set<String>()
             return out.filter { seen.insert($0).inserted }
         case "new":
             let me = (try? profile.loadSession())?.user.id
-            let emails = ConversationCache(profile: profile).load().flatMap(\.members).filter { $0.id != me }.map(\.email)
+            let emails = ConversationCache(profile: profile).people().values.filter { $0.id != me }.map(\.email)
             return Array(Set(emails)).sorted()
         case "retry":
             return ((try? Outbox(profile: profile).entries()) ?? []).filter { $0.status == .failed }.map(\.localId)

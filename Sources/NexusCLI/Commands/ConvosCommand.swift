@@ -9,7 +9,7 @@ enum ConvosCommand {
             last message came ("Just now", "5m", "2h", "Yesterday", "Mon", "12/24"), how many messages
             you have not read, and the last message (with "You: " when it was yours, and ✓✓ once it
             has been read). When the server can't be reached, lists them from the local cache and
-            says so. With --json: {"conversations": [...], "offline": bool}.
+            says so. With --json: {"conversations": [...], "users": [...], "offline": bool}.
             """,
         options: [
             OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or last messages containing QUERY (any case)"),
@@ -17,72 +17,95 @@ enum ConvosCommand {
             OptionSpec("limit", .value(placeholder: "N"), help: "at most N conversations"),
         ],
         requirements: [.session],
-        jsonFields: ["id", "kind", "name", "title", "members", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "receipts"],
+        jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy"],
         examples: [("nexusctl convos --unread", "what is waiting for me"), ("nexusctl convos --fields id,title --json | jq -r '.conversations[] | \"\\(.id) \\(.title)\"'", "ids and names for a script")],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.requireSession().user.id
         let limit = try context.intOption("limit", default: Int.max, range: 1...Int.max)
-        var conversations: [Conversation]
+        var list: ConversationsResponse
         var offline = false
         let api = try context.api()
         do throws(APIError) {
-            conversations = try api.conversations()
-            Cache.remember(conversations: conversations, replacingAll: true, context)
+            list = try api.conversations()
+            Cache.remember(list: list, context)
         } catch {
             guard error.isNetwork else { throw context.failure(error) }
-            conversations = ConversationCache(profile: context.profile).load()
+            let cache = ConversationCache(profile: context.profile)
+            list = ConversationsResponse(conversations: cache.list(), users: Array(cache.people().values))
             offline = true
             context.output.warn("offline (\(error)); showing cached conversations")
         }
-        let total = conversations.count
-        conversations = Array(filter(conversations, me: me, search: context.invocation.value("search"),
-                                     unreadOnly: context.invocation.flag("unread")).prefix(limit))
+        let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        let total = list.conversations.count
+        let shown = Array(filter(list.conversations, me: me, people: people, search: context.invocation.value("search"),
+                                 unreadOnly: context.invocation.flag("unread")).prefix(limit))
         if context.output.json {
+            let ids = Set(shown.flatMap(\.memberIds))
             context.output.document(
-                ConvosView(conversations: conversations.map { ConversationView(conversation: $0, title: $0.title(viewer: me)) }, offline: offline),
+                ConvosView(
+                    conversations: shown.map { SummaryView(summary: $0, title: $0.title(viewer: me, users: people)) },
+                    users: list.users.filter { ids.contains($0.id) }.sorted { $0.id < $1.id }, offline: offline),
                 items: "conversations")
             return .ok
         }
-        if conversations.isEmpty {
+        if shown.isEmpty {
             context.output.note(total == 0 ? "No conversations yet. Start one with: nexusctl new <email>" : "No conversations match.")
             return .ok
         }
         let now = Timestamp.now()
         let output = context.output
-        context.output.table(
-            conversations.map { c in
-                let other = c.kind == .direct ? c.members.first { $0.id != me } : nil
-                let mark = other?.online == true ? output.paint("●", .green) + " " : "  "
-                var last = ""
-                if let m = c.lastMessage {
-                    last = (m.senderId == me ? "You: " : "") + preview(m.text, limit: 60)
-                    if m.senderId == me, ReceiptBook(me: me).with(c).status(of: m)?.status == "read" { last += " ✓✓" }
-                }
-                let unread = (c.unreadCount ?? 0) > 0 ? output.paint(String(c.unreadCount!), .bold) : ""
-                return [String(c.id), mark + c.title(viewer: me), SmartTime.short(c.updatedAt, now: now), unread, last]
-            },
-            header: ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"])
+        var rows: [[String]] = []
+        rows.reserveCapacity(shown.count)
+        for c in shown {
+            let other = c.kind == .direct ? c.memberIds.first { $0 != me }.flatMap { people[$0] } : nil
+            let mark = other?.online == true && !offline ? output.paint("●", .green) + " " : "  "
+            var last = ""
+            if let m = c.lastMessage {
+                last = (m.senderId == me ? "You: " : "") + preview(m.text, limit: 60)
+                if m.senderId == me, let readBy = c.lastMessageReadBy, readBy > 0, readBy == c.memberIds.count - 1 { last += " ✓✓" }
+            }
+            let unread = c.unreadCount > 0 ? output.paint(String(c.unreadCount), .bold) : ""
+            rows.append([String(c.id), mark + c.title(viewer: me, users: people), SmartTime.short(c.updatedAt, now: now), unread, last])
+        }
+        output.table(rows, header: ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"])
         return .ok
     }
 
     /// Most recent first; then --search (names and last message, any case) and --unread.
-    static func filter(_ conversations: [Conversation], me: Int64, search: String?, unreadOnly: Bool) -> [Conversation] {
+    static func filter(
+        _ conversations: [ConversationSummary], me: Int64, people: [Int64: User], search: String?, unreadOnly: Bool
+    ) -> [ConversationSummary] {
         let query = search?.lowercased()
         return conversations
-            .filter { !unreadOnly || ($0.unreadCount ?? 0) > 0 }
+            .filter { !unreadOnly || $0.unreadCount > 0 }
             .filter { c in
                 guard let query, !query.isEmpty else { return true }
-                return c.title(viewer: me).lowercased().contains(query)
-                    || c.members.contains { $0.id != me && $0.displayName.lowercased().contains(query) }
+                return c.title(viewer: me, users: people).lowercased().contains(query)
+                    || c.memberIds.contains { $0 != me && (people[$0]?.displayName.lowercased().contains(query) ?? false) }
                     || (c.lastMessage?.text.lowercased().contains(query) ?? false)
             }
             .sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
     }
 
     struct ConvosView: Encodable {
-        var conversations: [ConversationView]
+        var conversations: [SummaryView]
+        var users: [User]
         var offline: Bool
+    }
+
+    /// A list entry in JSON: the wire summary plus its title.
+    struct SummaryView: Encodable {
+        var summary: ConversationSummary
+        var title: String
+
+        private enum Keys: String, CodingKey { case title }
+
+        func encode(to encoder: any Encoder) throws {
+            try summary.encode(to: encoder)
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(title, forKey: .title)
+        }
     }
 }

@@ -191,13 +191,15 @@ final class Names {
         self.me = me
         self.reporter = DeliveryReporter(context: context, me: me.id)
         self.book = ReceiptBook(me: me.id)
-        for c in ConversationCache(profile: context.profile).load() { learn(c, conversationId) }
+        let cache = ConversationCache(profile: context.profile)
+        people = cache.people()
+        if let c = cache.conversation(conversationId) { learn(c, conversationId) }
         people[me.id] = me
     }
 
     func refresh(_ conversationId: Int64) {
         guard let fetched = try? context.api().conversation(conversationId) else { return }
-        Cache.remember(conversations: [fetched], replacingAll: false, context)
+        Cache.remember(conversations: [fetched], context)
         learn(fetched, conversationId)
     }
 

@@ -29,7 +29,7 @@ enum NewCommand {
         let response = try context.call { api throws(APIError) in
             emails.count == 1 ? try api.openDirect(with: emails[0]) : try api.createGroup(with: emails, name: name)
         }
-        Cache.remember(conversations: [response.conversation], replacingAll: false, context)
+        Cache.remember(conversations: [response.conversation], context)
         let me = try context.requireSession().user.id
         let c = response.conversation
         let title = c.title(viewer: me)

@@ -7,7 +7,7 @@ enum ReadCommand {
         details: "\(Conversations.argumentHelp)\nThe senders see it: their messages go to Read (\"Read by 2/4\" in groups).",
         arguments: 1...1,
         requirements: [.session],
-        jsonFields: ConvosCommand.spec.jsonFields + ["unreadCount", "receipts"],
+        jsonFields: ["id", "kind", "name", "title", "members", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "receipts"],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -16,7 +16,7 @@ enum ReadCommand {
         let conversation = try context.call { api throws(APIError) in
             try api.receipts(conversationId: id, read: try api.conversation(id).lastSeq)
         }
-        Cache.remember(conversations: [conversation], replacingAll: false, context)
+        Cache.remember(conversations: [conversation], context)
         if context.output.json {
             context.output.document(ConversationView(conversation: conversation, title: conversation.title(viewer: me)))
         } else {

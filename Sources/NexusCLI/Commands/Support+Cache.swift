@@ -12,10 +12,31 @@ enum Cache {
         }
     }
 
-    static func remember(conversations: [Conversation], replacingAll: Bool, _ context: CommandContext) {
+    /// Full details of conversations looked at (members, receipts).
+    static func remember(conversations: [Conversation], _ context: CommandContext) {
+        guard !conversations.isEmpty, let me = context.session?.user.id else { return }
         for c in conversations { Conversations.remember(c, context) }
         do {
-            try ConversationCache(profile: context.profile).save(conversations, replacingAll: replacingAll)
+            try ConversationCache(profile: context.profile).save(conversations, viewer: me)
+        } catch {
+            context.output.warn("could not update the local cache: \(error)")
+        }
+    }
+
+    /// The whole list, as the server gave it.
+    static func remember(list: ConversationsResponse, _ context: CommandContext) {
+        let cache = ConversationCache(profile: context.profile)
+        do {
+            try cache.saveList(list.conversations)
+            try cache.savePeople(list.users)
+            if let me = context.session?.user.id {
+                let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+                var directs = context.profile.loadDirects()
+                for c in list.conversations where c.kind == .direct {
+                    if let other = c.memberIds.first(where: { $0 != me }).flatMap({ people[$0] }) { directs[other.email.lowercased()] = c.id }
+                }
+                try context.profile.saveDirects(directs)
+            }
         } catch {
             context.output.warn("could not update the local cache: \(error)")
         }

@@ -166,14 +166,23 @@ final class MessagePrinter {
 
     /// Learns the names of the people in the conversations being shown.
     func learnMembers(conversationId: Int64?, api: NexusAPI) throws(APIError) {
-        let conversations = conversationId == nil ? try api.conversations() : [try api.conversation(conversationId!)]
-        for c in conversations { learn(c) }
-        Cache.remember(conversations: conversations, replacingAll: conversationId == nil, context)
+        if let conversationId {
+            let conversation = try api.conversation(conversationId)
+            learn(conversation)
+            Cache.remember(conversations: [conversation], context)
+        } else {
+            let list = try api.conversations()
+            for u in list.users { people[u.id] = u }
+            for c in ConversationCache(profile: context.profile).details() { book.learn(c) }
+            Cache.remember(list: list, context)
+        }
     }
 
-    /// Offline: the names as last seen.
+    /// Offline: the names and receipts as last seen.
     func learnCachedMembers() {
-        for c in ConversationCache(profile: context.profile).load() { learn(c) }
+        let cache = ConversationCache(profile: context.profile)
+        for (id, u) in cache.people() where id != me.id { people[id] = u }
+        for c in cache.details() { learn(c) }
     }
 
     private func learn(_ conversation: Conversation) {
@@ -184,7 +193,7 @@ final class MessagePrinter {
     func print(_ events: [SyncEvent]) {
         let conversations = events.compactMap(\.conversation)
         for c in conversations { learn(c) }
-        if !conversations.isEmpty { Cache.remember(conversations: conversations, replacingAll: false, context) }
+        Cache.remember(conversations: conversations, context)
         // Messages and receipts in feed order, so a receipt follows the message it covers.
         var messages: [Message] = []
         for event in events {

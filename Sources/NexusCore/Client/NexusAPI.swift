@@ -71,9 +71,8 @@ public final class NexusAPI {
         try call("GET", "/v1/messages/status?localId=" + percentEncode(localId))
     }
 
-    public func conversations() throws(APIError) -> [Conversation] {
-        let r: ConversationsResponse = try call("GET", "/v1/conversations")
-        return r.conversations
+    public func conversations() throws(APIError) -> ConversationsResponse {
+        try call("GET", "/v1/conversations")
     }
 
     public func conversation(_ id: Int64) throws(APIError) -> Conversation {

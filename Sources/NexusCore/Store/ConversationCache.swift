@@ -4,31 +4,171 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The conversations as last listed by the server, with their members, so names and
-/// `convos` can be shown offline.
+/// What the client knows of its conversations, for offline answers and names:
+/// - `convos.tsv`: the list, one summary a line in tab-separated fields. It is parsed by
+///   hand, because someone in ten thousand conversations still wants `convos` at once,
+///   and a JSON decoder takes far longer over the same data;
+/// - `people.json`: everyone met in them, by id;
+/// - `conversations.json`: full details (members, receipts) of conversations looked at.
 public struct ConversationCache: Sendable {
-    public let path: String
+    let directory: String
 
-    public init(profile: Profile) {
-        self.path = profile.directory + "/conversations.json"
+    public init(profile: Profile) { self.directory = profile.directory }
+
+    var listPath: String { directory + "/convos.tsv" }
+    var peoplePath: String { directory + "/people.json" }
+    var detailsPath: String { directory + "/conversations.json" }
+
+    // MARK: The list
+
+    public func list() -> [ConversationSummary] {
+        guard let bytes = try? FileSystem.readFile(listPath) else { return [] }
+        var out: [ConversationSummary] = []
+        for line in bytes.split(separator: 10) {
+            if let s = Self.parse(line) { out.append(s) }
+        }
+        return out
     }
 
-    public func load() -> [Conversation] {
-        guard let bytes = try? FileSystem.readFile(path),
+    public func saveList(_ summaries: [ConversationSummary]) throws(StoreError) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(summaries.count * 200)
+        for s in summaries { Self.format(s, into: &bytes) }
+        try FileSystem.writeAtomically(listPath, bytes, durable: false)
+    }
+
+    /// Puts these conversations in the list, replacing their old lines.
+    public func upsert(_ summaries: [ConversationSummary]) throws(StoreError) {
+        let ids = Set(summaries.map(\.id))
+        try saveList((list().filter { !ids.contains($0.id) } + summaries).sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) })
+    }
+
+    // Fields: id, kind, name, memberIds, lastSeq, createdAt, updatedAt, unreadCount,
+    // lastMessageReadBy, then the last message's id, seq, senderId, localId, sentAt, text.
+    static func format(_ s: ConversationSummary, into bytes: inout [UInt8]) {
+        var fields: [String] = [
+            String(s.id), s.kind.rawValue, escape(s.name ?? ""), s.memberIds.map(String.init).joined(separator: ","),
+            String(s.lastSeq), String(s.createdAt.milliseconds), String(s.updatedAt.milliseconds), String(s.unreadCount),
+            s.lastMessageReadBy.map(String.init) ?? "",
+        ]
+        if let m = s.lastMessage {
+            fields += [String(m.id), String(m.seq), String(m.senderId), escape(m.localId), String(m.sentAt.milliseconds), escape(m.text)]
+        }
+        bytes += Array(fields.joined(separator: "\t").utf8)
+        bytes.append(10)
+    }
+
+    static func parse(_ line: ArraySlice<UInt8>) -> ConversationSummary? {
+        let f = line.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard f.count == 9 || f.count == 15, let id = Int64(f[0]), let kind = ConversationKind(rawValue: f[1]),
+              let lastSeq = Int64(f[4]), let created = Int64(f[5]), let updated = Int64(f[6]), let unread = Int(f[7])
+        else { return nil }
+        var message: Message?
+        if f.count == 15 {
+            guard let mid = Int64(f[9]), let seq = Int64(f[10]), let sender = Int64(f[11]), let sent = Int64(f[13]) else { return nil }
+            message = Message(id: mid, conversationId: id, seq: seq, senderId: sender, localId: unescape(f[12]), text: unescape(f[14]),
+                              sentAt: Timestamp(milliseconds: sent))
+        }
+        let name = unescape(f[2])
+        return ConversationSummary(
+            id: id, kind: kind, name: name.isEmpty ? nil : name, memberIds: f[3].split(separator: ",").compactMap { Int64($0) },
+            lastSeq: lastSeq, lastMessage: message, createdAt: Timestamp(milliseconds: created),
+            updatedAt: Timestamp(milliseconds: updated), unreadCount: unread, lastMessageReadBy: Int(f[8]))
+    }
+
+    static func escape(_ s: String) -> String {
+        guard s.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return s }
+        var out = ""
+        for c in s {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    static func unescape(_ s: String) -> String {
+        guard s.contains("\\") else { return s }
+        var out = ""
+        var escaped = false
+        for c in s {
+            if escaped {
+                switch c {
+                case "t": out.append("\t")
+                case "n": out.append("\n")
+                case "r": out.append("\r")
+                default: out.append(c)
+                }
+                escaped = false
+            } else if c == "\\" {
+                escaped = true
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    // MARK: People
+
+    public func people() -> [Int64: User] {
+        guard let bytes = try? FileSystem.readFile(peoplePath),
+              let list = try? JSONDecoder().decode([User].self, from: Data(bytes))
+        else { return [:] }
+        return Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+    }
+
+    public func savePeople(_ users: [User]) throws(StoreError) {
+        var all = people()
+        for u in users { all[u.id] = u }
+        try write(all.values.sorted { $0.id < $1.id }, to: peoplePath)
+    }
+
+    // MARK: Details
+
+    public func details() -> [Conversation] {
+        guard let bytes = try? FileSystem.readFile(detailsPath),
               let list = try? JSONDecoder().decode([Conversation].self, from: Data(bytes))
         else { return [] }
         return list
     }
 
-    /// Replaces the whole list (after `convos`), or updates the given conversations in it.
-    public func save(_ conversations: [Conversation], replacingAll: Bool) throws(StoreError) {
-        var list = replacingAll ? [] : load()
+    public func conversation(_ id: Int64) -> Conversation? { details().first { $0.id == id } }
+
+    /// Keeps the full details, and the list line and people they imply.
+    public func save(_ conversations: [Conversation], viewer: Int64) throws(StoreError) {
+        guard !conversations.isEmpty else { return }
+        var list = details()
         for c in conversations {
-            if let i = list.firstIndex(where: { $0.id == c.id }) { list[i] = c } else { list.append(c) }
+            list.removeAll { $0.id == c.id }
+            list.append(c)
         }
+        try write(list, to: detailsPath)
+        try savePeople(conversations.flatMap(\.members))
+        try upsert(conversations.map { $0.summary(viewer: viewer) })
+    }
+
+    private func write<T: Encodable>(_ value: T, to path: String) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let bytes = try? encoder.encode(list) else { return }
+        guard let bytes = try? encoder.encode(value) else { return }
         try FileSystem.writeAtomically(path, Array(bytes), durable: false)
+    }
+}
+
+extension Conversation {
+    /// The list's view of this conversation, for `viewer`.
+    public func summary(viewer: Int64) -> ConversationSummary {
+        var readBy: Int?
+        if let m = lastMessage, m.senderId == viewer {
+            readBy = (receipts ?? []).filter { $0.userId != viewer && $0.readSeq >= m.seq }.count
+        }
+        return ConversationSummary(
+            id: id, kind: kind, name: name, memberIds: members.map(\.id), lastSeq: lastSeq, lastMessage: lastMessage,
+            createdAt: createdAt, updatedAt: updatedAt, unreadCount: unreadCount ?? 0, lastMessageReadBy: readBy)
     }
 }

@@ -104,11 +104,16 @@ public struct Profile: Sendable {
         var map = loadDirects()
         guard map[email.lowercased()] != conversationId else { return }
         map[email.lowercased()] = conversationId
+        try saveDirects(map)
+    }
+
+    public func saveDirects(_ map: [String: Int64]) throws(StoreError) {
+        guard map != loadDirects() else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let bytes = try? encoder.encode(map) else { return }
         try ensureDirectory()
-        try FileSystem.writeAtomically(directsPath, Array(bytes))
+        try FileSystem.writeAtomically(directsPath, Array(bytes), durable: false)
     }
 
     /// The saved position of a `tail -f` stream, keyed by what it follows.

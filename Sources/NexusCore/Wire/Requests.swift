@@ -56,9 +56,56 @@ public struct ConversationResponse: Codable, Sendable {
     }
 }
 
-public struct ConversationsResponse: Codable, Sendable {
-    public var conversations: [Conversation]
-    public init(conversations: [Conversation]) { self.conversations = conversations }
+/// A conversation as the list shows it: lean, because a person may have thousands.
+/// Members come as ids; their details are in the list's `users`, once each.
+public struct ConversationSummary: Codable, Hashable, Sendable {
+    public var id: Int64
+    public var kind: ConversationKind
+    public var name: String?
+    public var memberIds: [Int64]
+    public var lastSeq: Int64
+    public var lastMessage: Message?
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+    /// Messages from others above the viewer's read watermark.
+    public var unreadCount: Int
+    /// When the last message is the viewer's: how many other members have read it.
+    public var lastMessageReadBy: Int?
+
+    public init(
+        id: Int64, kind: ConversationKind, name: String?, memberIds: [Int64], lastSeq: Int64, lastMessage: Message?,
+        createdAt: Timestamp, updatedAt: Timestamp, unreadCount: Int, lastMessageReadBy: Int?
+    ) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.memberIds = memberIds
+        self.lastSeq = lastSeq
+        self.lastMessage = lastMessage
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.unreadCount = unreadCount
+        self.lastMessageReadBy = lastMessageReadBy
+    }
+
+    /// What a person calls it: the group name, or the other members' names.
+    public func title(viewer: Int64, users: [Int64: User]) -> String {
+        if let name, !name.isEmpty { return name }
+        let others = memberIds.filter { $0 != viewer }
+        if others.isEmpty { return users[viewer]?.displayName ?? "conversation \(id)" }
+        return others.map { users[$0]?.displayName ?? "user \($0)" }.joined(separator: ", ")
+    }
+}
+
+public struct ConversationsResponse: Codable, Sendable, Equatable {
+    /// Most recent first.
+    public var conversations: [ConversationSummary]
+    /// Every member of those conversations, once.
+    public var users: [User]
+    public init(conversations: [ConversationSummary], users: [User]) {
+        self.conversations = conversations
+        self.users = users
+    }
 }
 
 public struct SendRequest: Codable, Sendable {

@@ -113,7 +113,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         return era * 146097 + doe - 719468
     }
 
-    static func civil(fromDays z0: Int64) -> (Int64, Int, Int) {
+    public static func civil(fromDays z0: Int64) -> (Int64, Int, Int) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097

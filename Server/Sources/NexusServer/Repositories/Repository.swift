@@ -42,7 +42,8 @@ protocol Repository: Sendable {
     /// A new group of `creator` and `members` (all distinct), named `name`.
     func createGroup(creator: Int64, members: [Int64], name: String) async throws -> Int64
     func conversation(id: Int64, viewer: Int64) async throws -> Conversation?
-    func conversations(viewer: Int64) async throws -> [Conversation]
+    /// The viewer's conversations, most recent first, lean, with their members once each.
+    func conversations(viewer: Int64) async throws -> ConversationsResponse
     func memberIds(conversationId: Int64) async throws -> [Int64]
 
     /// Stores the messages durably (the commit is on disk when this returns), giving each

@@ -187,16 +187,47 @@ final class SQLiteRepository: Repository {
         return try await hydrate(rows).first
     }
 
-    func conversations(viewer: Int64) async throws -> [Conversation] {
+    /// Two queries whatever the count (the conversations with their member ids, then those
+    /// members once each), so a person in thousands of conversations gets a quick answer.
+    func conversations(viewer: Int64) async throws -> ConversationsResponse {
+        let me: SQLiteData = .integer(Int(viewer))
         let rows = try await read(
             """
-            SELECT \(Self.conversationColumns) FROM members me
+            SELECT \(Self.conversationColumns),
+                CASE WHEN m.sender_id = me.user_id THEN (SELECT COUNT(*) FROM members o WHERE o.conversation_id = c.id
+                    AND o.user_id != me.user_id AND o.read_seq >= m.seq) END AS read_by,
+                (SELECT GROUP_CONCAT(mb.user_id) FROM members mb WHERE mb.conversation_id = c.id) AS member_ids
+            FROM members me
             JOIN conversations c ON c.id = me.conversation_id
             LEFT JOIN messages m ON m.id = c.last_message_id
             WHERE me.user_id = ?
             ORDER BY c.updated_at DESC, c.id DESC
-            """, [.integer(Int(viewer))])
-        return try await hydrate(rows)
+            """, [me])
+        var everyone = Set<Int64>()
+        let summaries = rows.map { row in
+            let id = Int64(row.column("id")?.integer ?? 0)
+            let memberIds = (row.column("member_ids")?.string ?? "").split(separator: ",").compactMap { Int64($0) }.sorted()
+            everyone.formUnion(memberIds)
+            return ConversationSummary(
+                id: id,
+                kind: ConversationKind(rawValue: row.column("kind")?.string ?? "") ?? .direct,
+                name: row.column("name")?.string,
+                memberIds: memberIds,
+                lastSeq: Int64(row.column("last_seq")?.integer ?? 0),
+                lastMessage: row.column("m_id")?.integer == nil ? nil : Self.message(row, prefix: "m_"),
+                createdAt: Timestamp(milliseconds: Int64(row.column("created_at")?.integer ?? 0)),
+                updatedAt: Timestamp(milliseconds: Int64(row.column("updated_at")?.integer ?? 0)),
+                unreadCount: row.column("unread")?.integer ?? 0,
+                lastMessageReadBy: row.column("read_by")?.integer)
+        }
+        var users: [User] = []
+        for chunk in Array(everyone).sorted().chunked(by: 500) {
+            users += try await read(
+                "SELECT id, email, display_name, last_seen_at FROM users WHERE id IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")",
+                chunk.map { .integer(Int($0)) }
+            ).map(Self.user)
+        }
+        return ConversationsResponse(conversations: summaries, users: users.sorted { $0.id < $1.id })
     }
 
     /// Builds conversations from rows of `conversationColumns`, with their members.

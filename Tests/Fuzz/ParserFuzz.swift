@@ -35,6 +35,15 @@ private func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure
 
 private let parser = Parser(commands: CommandTable.all)
 
+/// Findings this target made that the sources do not fix yet (Tests/Fuzz/README.md lists
+/// them). With NEXUS_FUZZ_SKIP_KNOWN=1 the target steps around them, so fuzzing can go on
+/// past them; by default they trap, as they should until fixed.
+///
+/// Known finding 1: `--name=VALUE` does not work when VALUE starts with a combining mark
+/// (U+0301, U+200D, a variation selector…): the parser looks for "=" as a Character, and
+/// "=" joins the mark into one grapheme, so it reads an option named "name=́…".
+private let skipKnown = getenv("NEXUS_FUZZ_SKIP_KNOWN").map { String(cString: $0) == "1" } ?? false
+
 private func argv(_ bytes: UnsafeRawBufferPointer) -> [String] {
     if bytes.isEmpty { return [] }
     return bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
@@ -125,7 +134,13 @@ private func checkParsed(_ invocation: Invocation, _ spec: CommandSpec?, _ args:
             canonical.append(on ? "--\(name)" : "--no-\(name)")
         }
         for (name, values) in invocation.values.sorted(by: { $0.key < $1.key }) where valueDepth[name] == depth {
-            canonical += values.map { "--\(name)=\($0)" }
+            for v in values {
+                if skipKnown && ("=" + v).first != "=" {
+                    canonical += ["--\(name)", v]  // known finding 1
+                } else {
+                    canonical.append("--\(name)=\(v)")
+                }
+            }
         }
     }
     canonical.append("--")

@@ -53,10 +53,7 @@ struct FoundationTests {
 
     @Test func directConversationIsNeverDuplicated() throws {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
 
         let first = try alice.run(["new", bob.email, "--json"])
         #expect(first.code == 0)
@@ -79,10 +76,7 @@ struct FoundationTests {
 
     @Test func sendThenTail() throws {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register(name: "Bob")
+        let (alice, bob) = try server.pair()
 
         let sent = try alice.run(["send", bob.email, "hello", "bob"])
         #expect(sent.code == 0)
@@ -103,10 +97,7 @@ struct FoundationTests {
 
     @Test func tailFollowPrintsMessagesSentAfterItStarted() throws {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         #expect(try alice.run(["send", bob.email, "before"]).code == 0)
 
         let (tail, out, err) = try bob.spawn(["tail", "-f", "--json"])
@@ -120,10 +111,7 @@ struct FoundationTests {
 
     @Test func tailFollowSurvivesAServerRestartWithoutSkipsOrRepeats() throws {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         #expect(try alice.run(["send", bob.email, "one"]).code == 0)
         let (tail, out, _) = try bob.spawn(["tail", "-f", "--json"])
         defer { tail.terminate() }
@@ -158,10 +146,7 @@ struct FoundationTests {
 
     @Test func badInputGetsAClearError() throws {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
 
         let empty = try alice.run(["send", bob.email, ""])
         #expect(empty.code == 2)
@@ -190,10 +175,7 @@ struct FoundationTests {
 
     @Test func serverNotRunning() throws {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         #expect(try alice.run(["new", bob.email]).code == 0)
         server.stop()
 

@@ -80,6 +80,15 @@ final class TestServer {
 
     var port: Int { Int(url.split(separator: ":").last!)! }
 
+    /// alice and bob, registered on this server (as Alice and Bob), each with a home of their own.
+    func pair() throws -> (User, User) {
+        let alice = try User("alice", server: url)
+        let bob = try User("bob", server: url)
+        try alice.register(name: "Alice")
+        try bob.register(name: "Bob")
+        return (alice, bob)
+    }
+
     /// SIGTERM, and wait for the graceful exit.
     func stop() {
         guard process.isRunning else { return }

@@ -8,10 +8,7 @@ struct HistoryTests {
     /// alice sends `count` messages to bob; returns bob and the conversation id.
     func conversation(of count: Int) throws -> (TestServer, User, User, String) {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register(name: "Bob")
+        let (alice, bob) = try server.pair()
         let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
         let id = String(try #require((opened["conversation"] as? [String: Any])?["id"] as? Int))
         let lines = (1...count).map { "message \($0)" }.joined(separator: "\n") + "\n"

@@ -9,10 +9,7 @@ struct OutboxTests {
     /// alice and bob on a fresh server, with a direct conversation; returns its id.
     func setUp() throws -> (TestServer, User, User, String) {
         let server = try TestServer()
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
         let id = try #require((opened["conversation"] as? [String: Any])?["id"] as? Int)
         return (server, alice, bob, String(id))

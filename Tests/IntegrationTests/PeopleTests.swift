@@ -61,10 +61,7 @@ struct PeopleTests {
     @Test func aDirectMessageGoesSentDeliveredRead() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         let localId = try #require((try alice.run(["send", bob.email, "hi", "--json"]).json() as? [String: Any])?["localId"] as? String)
         func status() throws -> String? { (try alice.run(["status", localId, "--json"]).json() as? [String: Any])?["statusText"] as? String }
         #expect(try status() == "Sent")
@@ -77,10 +74,7 @@ struct PeopleTests {
     @Test func tailShowsReceiptsAndTyping() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register(name: "Bob")
+        let (alice, bob) = try server.pair()
         #expect(try alice.run(["send", bob.email, "ping"]).code == 0)
         let (tail, out, err) = try alice.spawn(["tail", "-f", "--json", "-n", "0"])
         defer { tail.terminate() }
@@ -103,10 +97,7 @@ struct PeopleTests {
     @Test func racingNewCreatesOneConversation() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         let (first, out1, _) = try alice.spawn(["new", bob.email, "--json"])
         let (second, out2, _) = try bob.spawn(["new", alice.email, "--json"])
         first.waitUntilExit()

@@ -65,10 +65,7 @@ struct ScriptingTests {
     func exitCodes(_ setup: Setup) throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
         let conversation = String(try #require((opened["conversation"] as? [String: Any])?["id"] as? Int))
         #expect(try alice.run(["send", conversation, "first"]).code == 0)
@@ -148,10 +145,7 @@ struct ScriptingTests {
     @Test func fieldsSelectWhatScriptsNeed() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register(name: "Bob")
+        let (alice, bob) = try server.pair()
         #expect(try alice.run(["new", bob.email]).code == 0)
 
         let users = try #require(try alice.run(["users", "--fields", "email"]).json() as? [[String: Any]])
@@ -224,10 +218,7 @@ struct ScriptingTests {
     @Test func stdinInputNeverWaitsForATerminal() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         let none = try alice.run(["send", bob.email, "--each-line"], stdin: "")
         #expect(none.code == 2)
         #expect(none.err.contains("found no lines"))
@@ -242,10 +233,7 @@ struct ScriptingTests {
     @Test func execHookGetsEachIncomingMessageAndItsFailureIsReported() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register()
+        let (alice, bob) = try server.pair()
         #expect(try alice.run(["new", bob.email]).code == 0)
         let dir = try makeTempDir("hook")
         let hook = "cat >> \(dir)/stdin.ndjson; echo \"$NEXUS_SENDER_NAME|$NEXUS_SEQ|$NEXUS_TEXT\" >> \(dir)/env.txt; exit 3"
@@ -267,10 +255,7 @@ struct ScriptingTests {
     @Test func bashCompletionRunsUnderBash() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        try alice.register()
-        try bob.register()
+        let (alice, bob) = try server.pair()
         let id = String(try #require(((try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])?["conversation"] as? [String: Any])?["id"] as? Int))
         func complete(_ words: [String]) throws -> [String] {
             let script = Binaries.root + "/completions/nexusctl.bash"

@@ -45,7 +45,7 @@ enum ConvosCommand {
             let ids = Set(shown.flatMap(\.memberIds))
             context.output.document(
                 ConvosView(
-                    conversations: shown.map { SummaryView(summary: $0, title: $0.title(viewer: me, users: people)) },
+                    conversations: shown.map { Titled(base: $0, title: $0.title(viewer: me, users: people)) },
                     users: list.users.filter { ids.contains($0.id) }.sorted { $0.id < $1.id }, offline: offline),
                 items: "conversations")
             return .ok
@@ -90,22 +90,9 @@ enum ConvosCommand {
     }
 
     struct ConvosView: Encodable {
-        var conversations: [SummaryView]
+        var conversations: [Titled<ConversationSummary>]
         var users: [User]
         var offline: Bool
     }
 
-    /// A list entry in JSON: the wire summary plus its title.
-    struct SummaryView: Encodable {
-        var summary: ConversationSummary
-        var title: String
-
-        private enum Keys: String, CodingKey { case title }
-
-        func encode(to encoder: any Encoder) throws {
-            try summary.encode(to: encoder)
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(title, forKey: .title)
-        }
-    }
 }

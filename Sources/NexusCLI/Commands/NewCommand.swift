@@ -34,7 +34,7 @@ enum NewCommand {
         let c = response.conversation
         let title = c.title(viewer: me)
         if context.output.json {
-            context.output.document(NewView(conversation: ConversationView(conversation: c, title: title), created: response.created))
+            context.output.document(NewView(conversation: Titled(base: c, title: title), created: response.created))
         } else if c.kind == .group {
             context.output.line("Created group \(c.id), \(title), with \(c.members.filter { $0.id != me }.map(\.displayName).joined(separator: ", ")).")
             context.output.note("Send with: nexusctl send \(c.id) <text>")
@@ -47,7 +47,7 @@ enum NewCommand {
     }
 
     struct NewView: Encodable {
-        var conversation: ConversationView
+        var conversation: Titled<Conversation>
         var created: Bool
     }
 }

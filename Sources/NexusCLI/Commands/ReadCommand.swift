@@ -18,7 +18,7 @@ enum ReadCommand {
         }
         Cache.remember(conversations: [conversation], context)
         if context.output.json {
-            context.output.document(ConversationView(conversation: conversation, title: conversation.title(viewer: me)))
+            context.output.document(Titled(base: conversation, title: conversation.title(viewer: me)))
         } else {
             context.output.note("Marked \(conversation.title(viewer: me)) read up to #\(conversation.lastSeq).")
         }

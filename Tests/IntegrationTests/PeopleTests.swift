@@ -71,6 +71,23 @@ struct PeopleTests {
         #expect(try status() == "Read")
     }
 
+    @Test func tailReadMarksMessagesReadAsItPrintsThem() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let (tail, out, _) = try bob.spawn(["tail", "-f", "--read", "-n", "0"])
+        defer { tail.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+        let localId = try #require((try alice.run(["send", bob.email, "read me", "--json"]).json() as? [String: Any])?["localId"] as? String)
+        #expect(out.wait { $0.contains { $0.hasSuffix("Alice: read me") } })
+        var status: String?
+        for _ in 0..<50 where status != "Read" {
+            status = (try alice.run(["status", localId, "--json"]).json() as? [String: Any])?["statusText"] as? String
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(status == "Read")
+    }
+
     @Test func tailShowsReceiptsAndTyping() throws {
         let server = try TestServer()
         defer { server.stop() }

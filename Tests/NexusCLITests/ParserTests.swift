@@ -25,6 +25,8 @@ struct ParserTests {
         Case(args: ["tail", "-n5", "3"], path: ["tail"], arguments: ["3"], values: ["lines": ["5"]]),
         Case(args: ["tail", "--lines=7"], path: ["tail"], values: ["lines": ["7"]]),
         Case(args: ["tail", "--lines", "7"], path: ["tail"], values: ["lines": ["7"]]),
+        // Found by fuzzing: a combining mark after "=" must not glue it to the value.
+        Case(args: ["tail", "--lines=\u{301}5"], path: ["tail"], values: ["lines": ["\u{301}5"]]),
         Case(args: ["tail", "--fol"], path: ["tail"], flags: ["follow": true]),
         Case(args: ["tail", "--no-follow"], path: ["tail"], flags: ["follow": false]),
         Case(args: ["--no-color", "convos"], path: ["convos"], flags: ["color": false]),

@@ -53,6 +53,18 @@ struct OutboxTests {
         #expect(try !outbox.compact(), "nothing settled is left to drop")
     }
 
+    /// Found by fuzzing: a huge attempt count in a damaged file must not overflow the fold.
+    @Test func hugeAttemptCountsAreClamped() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-attempts-\(UUID().uuidString)").path
+        let profile = Profile(name: "t", home: home)
+        try profile.ensureDirectory()
+        let outbox = Outbox(profile: profile)
+        var record = OutboxRecord(op: .queued, localId: "a", at: .now(), conversationId: 1, text: "x")
+        record.attempts = Int.max
+        try outbox.append([record, OutboxRecord(op: .deferred, localId: "a", at: .now(), error: "down", nextAttemptAt: .now())])
+        #expect(try outbox.entries().first?.attempts == 1_000_000)
+    }
+
     @Test func backoffDoublesUpToFiveMinutes() {
         #expect((1...12).map { OutboxDelivery.backoff(afterAttempts: $0) } == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])
     }

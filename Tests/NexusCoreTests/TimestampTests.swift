@@ -20,6 +20,14 @@ struct TimestampTests {
         #expect(Timestamp(iso8601: "2026-11-22")?.iso8601 == "2026-11-22T00:00:00.000Z")
     }
 
+    /// Found by fuzzing: more than three digits of fraction, and offsets past year 0000.
+    @Test func fuzzFindings() {
+        #expect(Timestamp(iso8601: "2026-11-22T12:03:04.1234Z")?.iso8601 == "2026-11-22T12:03:04.123Z")
+        #expect(Timestamp(iso8601: "0000-01-01T00:00:00+01:00") == nil)
+        #expect(Timestamp(iso8601: "9999-12-31T23:59:59-01:00") == nil)
+        #expect(Timestamp(iso8601: "0000-01-01T00:00:00Z")?.iso8601 == "0000-01-01T00:00:00.000Z")
+    }
+
     @Test(arguments: ["", "yesterday", "2026-13-01", "2026-11-22T25:00:00Z", "2026-11-22T12:00:00", "2026-11-22T12:00:00Zjunk"])
     func rejects(_ text: String) {
         #expect(Timestamp(iso8601: text) == nil)

@@ -71,9 +71,9 @@ public enum Completion {
                 continue
             }
             if word.hasPrefix("-") {
-                let name = String(word.drop { $0 == "-" }.prefix { $0 != "=" })
+                let name = String(String.UnicodeScalarView(word.unicodeScalars.drop { $0 == "-" }.prefix { $0 != "=" }))
                 let options = (spec?.options ?? []) + GlobalOptions.all
-                if !word.contains("="), let option = options.first(where: { $0.name == name || (word.count == 2 && $0.short == word.last) }),
+                if !word.unicodeScalars.contains("="), let option = options.first(where: { $0.name == name || (word.count == 2 && $0.short == word.last) }),
                    option.takesValue
                 {
                     expectsValueFor = option

@@ -66,9 +66,12 @@ public struct Parser: Sendable {
             if arg.hasPrefix("--") {
                 var name = String(arg.dropFirst(2))
                 var inline: String? = nil
-                if let eq = name.firstIndex(of: "=") {
-                    inline = String(name[name.index(after: eq)...])
-                    name = String(name[..<eq])
+                // Split at the first "=" scalar: a combining mark after it would make "="
+                // part of a larger character, and `--lines=́5` must still mean --lines.
+                let scalars = name.unicodeScalars
+                if let eq = scalars.firstIndex(of: "=") {
+                    inline = String(scalars[scalars.index(after: eq)...])
+                    name = String(scalars[..<eq])
                 }
                 let (option, negated) = try resolve(name, in: active(), command: commandName())
                 if option.takesValue {

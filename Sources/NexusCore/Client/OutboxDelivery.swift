@@ -157,7 +157,8 @@ public struct OutboxDelivery {
                 let why = "\(DeliveryText.network) (\(error))"
                 report.stopReason = why
                 var retryAfter: Int64?
-                if case .server(_, _, _, let seconds?) = error { retryAfter = Int64(seconds) }
+                // A day at most: a wild Retry-After must not park a message for ever (or overflow).
+                if case .server(_, _, _, let seconds?) = error { retryAfter = min(max(Int64(seconds), 0), 86_400) }
                 for e in batch {
                     // The server's Retry-After binds every message; otherwise a message
                     // tried before it was due keeps the backoff it had.

@@ -96,6 +96,9 @@ public struct Outbox: Sendable {
 
     public static func newLocalId() -> String { UUID().uuidString.lowercased() }
 
+    /// A ceiling on the attempts counted, so a damaged or hostile count can't overflow.
+    static let maxAttempts = 1_000_000
+
     /// Appends records under the outbox lock and fsyncs them.
     public func append(_ records: [OutboxRecord]) throws(StoreError) {
         guard !records.isEmpty else { return }
@@ -139,10 +142,11 @@ public struct Outbox: Sendable {
                 order.append(r.localId)
                 byId[r.localId] = OutboxEntry(
                     localId: r.localId, conversationId: r.conversationId, to: r.to, text: text, queuedAt: r.at,
-                    status: .queued, attempts: r.attempts ?? 0)
+                    status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts))
                 continue
             }
             guard var e = byId[r.localId] else { continue }
+            if r.op == .sent || r.op == .failed || r.op == .deferred { e.attempts = min(e.attempts + 1, Self.maxAttempts) }
             switch r.op {
             case .queued: break
             case .sent:
@@ -150,7 +154,6 @@ public struct Outbox: Sendable {
                 e.messageId = r.messageId
                 e.seq = r.seq
                 e.conversationId = r.conversationId ?? e.conversationId
-                e.attempts += 1
                 e.nextAttemptAt = nil
             case .failed:
                 // A late failure never undoes an acknowledgement.
@@ -159,13 +162,11 @@ public struct Outbox: Sendable {
                     e.lastError = r.error
                     e.nextAttemptAt = nil
                 }
-                e.attempts += 1
             case .deferred:
                 if e.status == .queued {
                     e.lastError = r.error
                     e.nextAttemptAt = r.nextAttemptAt
                 }
-                e.attempts += 1
             case .retry:
                 if e.status == .failed {
                     e.status = .queued

@@ -69,7 +69,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
                     i += 1
                 }
                 guard digits > 0 else { return nil }
-                for _ in digits..<3 where digits < 3 { frac *= 10 }
+                for _ in 0..<max(0, 3 - digits) { frac *= 10 }
                 millis = frac
             }
             seconds += Int64(h * 3600 + mi * 60 + s)
@@ -85,8 +85,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
                 return nil
             }
         }
-        self.milliseconds = seconds * 1000 + millis
+        let ms = seconds * 1000 + millis
+        // Only times that print back as four-digit years: an offset can push year 0000 or
+        // 9999 over the edge.
+        guard (Self.earliest...Self.latest).contains(ms) else { return nil }
+        self.milliseconds = ms
     }
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z.
+    static let earliest: Int64 = days(fromCivil: 0, 1, 1) * 86_400_000
+    static let latest: Int64 = days(fromCivil: 10000, 1, 1) * 86_400_000 - 1
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()

@@ -10,8 +10,17 @@ enum Binaries {
     static let nexusd = ProcessInfo.processInfo.environment["NEXUSD_BIN"] ?? root + "/Server/.build/debug/nexusd"
 }
 
+/// Every folder a test makes lives under one root per test process, removed when the
+/// process exits, so runs leave nothing behind.
+private let testRoot: String = {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-tests-\(getpid())").path
+    try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("nexus-tests-\(getpid())").path) }
+    return root
+}()
+
 func makeTempDir(_ label: String) throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-\(label)-\(UUID().uuidString.prefix(8))").path
+    let dir = testRoot + "/\(label)-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
 }

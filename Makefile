@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build test demo bench install completions docs clean
+.PHONY: all build test demo bench fuzz install completions docs clean
 
 all: build
 
@@ -25,6 +25,11 @@ demo: build
 # Speed and memory figures, from release builds; prints a table.
 bench:
 	bash Tests/scripts/bench.sh
+
+# libFuzzer targets for the JSON-lines reader and the argument parser, 60 s each
+# (FUZZ_SECONDS=N to change); see Tests/Fuzz/README.md.
+fuzz:
+	bash Tests/Fuzz/run.sh
 
 # Generated from the command table; tests fail when the committed copies fall behind.
 completions:

@@ -7,8 +7,8 @@
 #   FUZZ_RUNS=N         stop after N executions instead (or whichever comes first)
 #   FUZZ_TARGETS="jsonlines parser"   which targets to run
 #   FUZZ_NO_BUILD=1     use the binaries already in .build-fuzz/
-#   FUZZ_SKIP_KNOWN=1   pass over inputs that reach a known, unfixed finding (README.md)
 #
+# First each target replays the inputs of past findings, Tests/Fuzz/crashes/<target>-*.
 # The committed corpus in Tests/Fuzz/corpus/ is only read. What the fuzzer finds goes
 # to .build-fuzz/corpus/<target>/, which later runs continue from (delete it to start
 # over); a crashing input goes to .build-fuzz/artifacts/<target>/ and its log to
@@ -69,55 +69,17 @@ cat > "$out/dict/jsonlines.dict" <<'EOF'
 "1e3"
 "2147483648"
 EOF
-cat > "$out/dict/parser.dict" <<'EOF'
-"\x00"
-"--"
-"-"
-"--no-"
-"="
-"--json"
-"--quiet"
-"--color"
-"--help"
-"--version"
-"--server"
-"--profile"
-"--follow"
-"--lines"
-"--now"
-"--search"
-"--before"
-"--group"
-"--email"
-"--name"
-"-q"
-"-h"
-"-f"
-"-n"
-"register"
-"login"
-"logout"
-"whoami"
-"users"
-"new"
-"convos"
-"send"
-"tail"
-"queue"
-"flush"
-"list"
-"retry"
-"help"
-"completion"
-"manual"
-"bash"
-"zsh"
-"fish"
-EOF
+# The parser's tokens come from the command table's sources, so new commands and options
+# are in it without an edit here.
+{
+    printf '%s\n' '"\x00"' '"--"' '"-"' '"--no-"' '"="'
+    grep -rhoE 'OptionSpec\("[a-z][a-z0-9-]*"' Sources/NexusCLI | sed -E 's/OptionSpec\("(.*)"/"--\1"/'
+    grep -rhoE 'short: "[a-zA-Z0-9]"' Sources/NexusCLI | sed -E 's/short: "(.)"/"-\1"/'
+    grep -rhoE 'name: "[a-z][a-z0-9-]*"' Sources/NexusCLI | sed -E 's/name: "(.*)"/"\1"/'
+} | sort -u > "$out/dict/parser.dict"
 
 # Let libFuzzer and ASan report a crash: Swift's own backtracer fights ASan and hangs.
 export SWIFT_BACKTRACE=enable=no
-[ -n "${FUZZ_SKIP_KNOWN:-}" ] && export NEXUS_FUZZ_SKIP_KNOWN=1
 symbolizer=$(command -v llvm-symbolizer || true)
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-$symbolizer}
 demangle() { if command -v swift-demangle >/dev/null; then swift-demangle --simplified; else cat; fi; }
@@ -136,6 +98,17 @@ for target in $targets; do
     fi
     mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
     cp -n "$seeds"/* "$corpus"/ 2>/dev/null || true
+    # Past findings first: each must pass now.
+    regressions=(Tests/Fuzz/crashes/"$target"-*)
+    if [ -e "${regressions[0]}" ]; then
+        if ! "$binary" "${regressions[@]}" >"$log" 2>&1; then
+            status=1
+            echo "run.sh: $target: a past finding in Tests/Fuzz/crashes/ fails again:" >&2
+            grep -E 'Running:|Fatal error|ERROR:|^ *#[4-9] ' "$log" | tail -12 | cut -c1-600 | demangle >&2
+            summary+=("$(printf '%-10s FAILED  a past finding fails again (see %s)' "$target" "$log")")
+            continue
+        fi
+    fi
     case $target in
         parser) max_len=1024 ;;
         *) max_len=4096 ;;
@@ -146,11 +119,16 @@ for target in $targets; do
     echo "run.sh: fuzzing $target for up to ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (log: $log)" >&2
     "$binary" "${args[@]}" "$corpus" >"$log" 2>&1
     code=$?
+    # Scratch profiles of jsonlines targets that crashed (<dir>/nexus-fuzz-<pid>, the
+    # process gone): only then is its atexit handler skipped.
+    for dir in /dev/shm/nexus-fuzz-* "${TMPDIR:-/tmp}"/nexus-fuzz-*; do
+        [ -d "$dir" ] && ! kill -0 "${dir##*-}" 2>/dev/null && rm -rf "$dir"
+    done
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     if [ $code -ne 0 ]; then
         status=1
-        echo "run.sh: $target FAILED (exit $code); the end of its log:" >&2
+        echo "run.sh: $target FAILED (exit $code); from its log:" >&2
         # The error, the innermost frames (past libFuzzer's own) and where the input went.
         grep -E 'Fatal error|ERROR:|SUMMARY:|^ *#([0-9]|1[0-9]) |Test unit written|^MS:' "$log" \
             | grep -v -E 'in (__sanitizer_print_stack_trace|fuzzer::)' | head -30 | cut -c1-600 | demangle >&2

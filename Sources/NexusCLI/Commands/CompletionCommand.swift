@@ -65,8 +65,7 @@ public enum Completion {
         var positionals = 0
         var expectsValueFor: OptionSpec?
         for word in words.dropLast() {
-            if let option = expectsValueFor {
-                _ = option
+            if expectsValueFor != nil {
                 expectsValueFor = nil
                 continue
             }

@@ -30,7 +30,7 @@ enum Delivery {
 
     static func failureCode(_ entry: OutboxEntry, _ report: DeliveryReport) -> ExitCode {
         if report.authRefused { return .auth }
-        if entry.lastError?.contains("not found") == true { return .notFound }
+        if report.notFound.contains(entry.localId) { return .notFound }
         return .failure
     }
 

@@ -19,6 +19,8 @@ public struct DeliveryReport: Sendable {
     public var stopReason: String?
     /// The server refused the credentials.
     public var authRefused = false
+    /// Failed messages whose conversation or recipient does not exist (404).
+    public var notFound: Set<String> = []
 
     public init() {}
 
@@ -92,6 +94,7 @@ public struct OutboxDelivery {
     private func resolveRecipients(_ candidates: [OutboxEntry], _ report: inout DeliveryReport) throws(StoreError) -> [OutboxEntry] {
         var resolved: [String: Int64] = [:]
         var failed: [String: String] = [:]
+        var notFoundRecipients = Set<String>()
         var out: [OutboxEntry] = []
         var records: [OutboxRecord] = []
         for var e in candidates {
@@ -111,6 +114,7 @@ public struct OutboxDelivery {
                         report.authRefused = true
                     } else {
                         failed[to] = "\(DeliveryText.other) (\(error))"
+                        if error.status == 404 { notFoundRecipients.insert(to) }
                     }
                 }
             }
@@ -118,6 +122,7 @@ public struct OutboxDelivery {
                 e.conversationId = id
                 out.append(e)
             } else if let why = failed[to] {
+                if notFoundRecipients.contains(to) { report.notFound.insert(e.localId) }
                 e.status = .failed
                 e.lastError = why
                 records.append(OutboxRecord(op: .failed, localId: e.localId, at: now(), error: why))
@@ -147,6 +152,7 @@ public struct OutboxDelivery {
                     report.sent.append((sent, m))
                 case .rejected:
                     let reason = result.error?.message ?? "rejected"
+                    if result.httpStatus == 404 { report.notFound.insert(e.localId) }
                     let why = result.httpStatus == 404 ? "Message failed to send. \(reason)" : "\(DeliveryText.other) (\(reason))"
                     records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
                     report.failed.append(failing(e, why))

@@ -185,8 +185,9 @@ public struct MessageCache: Sendable {
 
     /// Up to `limit` messages before seq `before` (or the newest cached ones).
     public func page(_ conversationId: Int64, before: Int64?, limit: Int) throws(StoreError) -> Page {
-        let newest = try lastSeq(conversationId)
-        let top = (before ?? newest + 1) - 1
+        // Only the newest page needs the cache's last seq; a page before a seq does not.
+        let top: Int64
+        if let before { top = before - 1 } else { top = try lastSeq(conversationId) }
         guard top >= 1, limit > 0 else { return Page(messages: [], complete: true, hasMore: false) }
         let bottom = max(1, top - Int64(limit) + 1)
         let messages = try self.messages(conversationId, seqs: bottom...top)

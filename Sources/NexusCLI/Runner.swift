@@ -9,11 +9,15 @@ public enum NexusCLI {
     /// the outbox. The others either deliver it themselves or don't talk to the server.
     static let deliversOnTheSide: Set<String> = ["convos", "users", "new", "whoami", "tail"]
 
+    /// --profile, else $NEXUS_PROFILE, else the config file's, else "default".
+    static func profileName(flag: String?, environment: [String: String], config: Config?) -> String {
+        flag ?? environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? config?.profile ?? Profile.defaultName
+    }
+
     public static func run(arguments: [String], environment: [String: String], terminal: any Terminal) -> Int32 {
         if arguments.first == "__complete" {
             // The shell completion scripts' back end: candidates, one a line.
-            let name = environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? (try? Config.load(environment: environment))?.profile
-                ?? Profile.defaultName
+            let name = profileName(flag: nil, environment: environment, config: try? Config.load(environment: environment))
             let profile = Profile(name: name, home: Profile.home(environment: environment))
             for candidate in Completion.candidates(Array(arguments.dropFirst()), profile: profile) { terminal.writeOut(candidate + "\n") }
             return ExitCode.ok.rawValue
@@ -80,8 +84,7 @@ public enum NexusCLI {
             output.error(.usage("the config file is not valid: \(error)"))
             return ExitCode.usage.rawValue
         }
-        let profileName = invocation.value("profile") ?? environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? config.profile ?? Profile.defaultName
+        let profileName = profileName(flag: invocation.value("profile"), environment: environment, config: config)
         if let problem = Profile.problem(withName: profileName) {
             output.error(.usage(problem))
             return ExitCode.usage.rawValue

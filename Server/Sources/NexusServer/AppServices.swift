@@ -49,12 +49,14 @@ struct AppServices: Sendable {
         }
         let hash = Tokens.hash(String(header.dropFirst(7)).trimmingSpaces())
         let (cached, generation) = sessions.lookup(hash: hash)
+        let user: User
         if let cached {
-            presence.touch(cached.id, at: clock())
-            return (cached, hash)
+            user = cached
+        } else {
+            guard let stored = try await repository.user(tokenHash: hash) else { throw APIError.unauthorized }
+            sessions.remember(stored, forHash: hash, generation: generation)
+            user = stored
         }
-        guard let user = try await repository.user(tokenHash: hash) else { throw APIError.unauthorized }
-        sessions.remember(user, forHash: hash, generation: generation)
         presence.touch(user.id, at: clock())
         return (user, hash)
     }

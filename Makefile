@@ -13,11 +13,13 @@ build:
 	$(SWIFT) build
 	$(SWIFT) build $(SERVER) --product nexusd
 
-# Every test: nexusctl's unit and integration tests (which drive the real binaries),
-# then nexusd's in-process tests.
+# Every test: nexusctl's unit and integration tests (which drive the real binaries) on
+# the embedded SQLite default, nexusd's in-process tests, then the same integration
+# suite (and the replica tests) on a throwaway PostgreSQL cluster.
 test: build
 	$(SWIFT) test
 	$(SWIFT) test $(SERVER)
+	bash Tests/scripts/with-postgres.sh $(SWIFT) test --skip-build --filter IntegrationTests
 
 demo: build
 	bash Tests/scripts/demo.sh

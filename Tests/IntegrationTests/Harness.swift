@@ -60,7 +60,35 @@ final class LineCollector: @unchecked Sendable {
     }
 }
 
-/// A real nexusd on a free loopback port with its own SQLite file.
+/// Which database the suite runs on: SQLite, the embedded default, or PostgreSQL when
+/// $NEXUS_TEST_POSTGRES names a server (Tests/scripts/with-postgres.sh sets it, and
+/// `make test` runs the suite both ways).
+enum Backend {
+    static let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    static var name: String { postgres == nil ? "SQLite" : "PostgreSQL" }
+
+    /// The database of a server whose files live in `directory`: a SQLite file there, or
+    /// a PostgreSQL database of its own, created on first use, so a restarted server
+    /// finds its data again.
+    static func database(for directory: String) throws -> String {
+        guard let postgres else { return directory + "/nexus.sqlite" }
+        let name = "t_" + String(directory.split(separator: "/").last!.map { $0.isLetter || $0.isNumber ? $0 : "_" }).lowercased()
+        let marker = directory + "/postgres-database"
+        if !FileManager.default.fileExists(atPath: marker) {
+            let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql"
+            let created = try runTool(psql, ["-q", "-v", "ON_ERROR_STOP=1", postgres, "-c", "CREATE DATABASE \(name)"])
+            guard created.code == 0 else { throw HarnessError("could not create database \(name): \(created.err)") }
+            try Data(name.utf8).write(to: URL(fileURLWithPath: marker))
+        }
+        guard let url = URLComponents(string: postgres) else { throw HarnessError("bad NEXUS_TEST_POSTGRES \(postgres)") }
+        var database = url
+        database.path = "/" + name
+        return database.string!
+    }
+}
+
+/// A real nexusd on a free loopback port with its own database (see Backend), or
+/// sharing one with other replicas when `database` is given.
 final class TestServer {
     let process = Process()
     let directory: String
@@ -69,9 +97,9 @@ final class TestServer {
     private let out = LineCollector()
     let log = LineCollector()
 
-    init(directory: String? = nil, port: Int = 0) throws {
+    init(directory: String? = nil, port: Int = 0, database: String? = nil) throws {
         self.directory = try directory ?? makeTempDir("server")
-        self.databasePath = self.directory + "/nexus.sqlite"
+        self.databasePath = try database ?? Backend.database(for: self.directory)
         process.executableURL = URL(fileURLWithPath: Binaries.nexusd)
         process.arguments = ["--listen", "127.0.0.1:\(port)", "--db", databasePath, "--bcrypt-cost", "4", "--log-level", "warning"]
         let stdout = Pipe(), stderr = Pipe()
@@ -112,6 +140,25 @@ final class TestServer {
     }
 
     deinit { kill9() }
+}
+
+/// Runs a helper program (found on $PATH unless `executable` is a path) to its end.
+func runTool(_ executable: String, _ arguments: [String]) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [executable] + arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let errBox = DataBox()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return Result(
+        code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errBox.data, as: UTF8.self))
 }
 
 private final class DataBox: @unchecked Sendable {

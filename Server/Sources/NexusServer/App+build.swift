@@ -9,7 +9,7 @@ import ServiceLifecycle
 public struct ServerConfig: Sendable {
     public var host: String
     public var port: Int
-    /// The SQLite file, or ":memory:".
+    /// The SQLite file, ":memory:", or a postgres:// URL (see PostgresURL).
     public var databasePath: String
     public var logLevel: Logger.Level
     public var bcryptCost: UInt8
@@ -38,16 +38,24 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "nexusd")
     logger.logLevel = config.logLevel
-    if config.databasePath != ":memory:" {
-        let folder = (config.databasePath as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+    let repository: any Repository
+    var bus: (any ClusterBus)?
+    if PostgresURL.isPostgres(config.databasePath) {
+        let postgres = try await PostgresRepository.open(url: config.databasePath, logger: logger)
+        repository = postgres
+        bus = postgres
+    } else {
+        if config.databasePath != ":memory:" {
+            let folder = (config.databasePath as NSString).deletingLastPathComponent
+            if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        }
+        repository = try await SQLiteRepository.open(path: config.databasePath, logger: logger)
     }
-    let repository = try await SQLiteRepository.open(path: config.databasePath, logger: logger)
-    let services = AppServices(repository: repository, passwords: Passwords(cost: config.bcryptCost), clock: clock)
+    let services = AppServices(repository: repository, bus: bus, passwords: Passwords(cost: config.bcryptCost), clock: clock)
     var app = Application(
         router: buildRouter(services),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
-        services: [DatabaseService(services: services)],
+        services: [DatabaseService(services: services)] + (bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)
         },
@@ -84,5 +92,17 @@ struct DatabaseService: Service {
         }
         await services.saveLastSeen()
         try await services.repository.close()
+    }
+}
+
+/// Listens to the other replicas until shutdown.
+struct ClusterService: Service {
+    let services: AppServices
+
+    func run() async throws {
+        guard let bus = services.bus else { return }
+        await cancelWhenGracefulShutdown {
+            await bus.listen { note in await services.apply(note) }
+        }
     }
 }

@@ -5,6 +5,8 @@ import Synchronization
 /// What the controllers share: the repository and the in-memory helpers around it.
 struct AppServices: Sendable {
     let repository: any Repository
+    /// How replicas keep their memory in step; nil for a single process (SQLite).
+    let bus: (any ClusterBus)?
     let notifier = FeedNotifier()
     let sessions = SessionCache()
     let membership = MembershipCache()
@@ -14,8 +16,12 @@ struct AppServices: Sendable {
     /// The time, from a clock tests can set.
     let clock: @Sendable () -> Timestamp
 
-    init(repository: any Repository, passwords: Passwords, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
+    init(
+        repository: any Repository, bus: (any ClusterBus)? = nil, passwords: Passwords,
+        clock: @escaping @Sendable () -> Timestamp = { .now() }
+    ) {
         self.repository = repository
+        self.bus = bus
         self.passwords = passwords
         self.clock = clock
     }
@@ -48,13 +54,15 @@ struct AppServices: Sendable {
             throw APIError.unauthorized
         }
         let hash = Tokens.hash(String(header.dropFirst(7)).trimmingSpaces())
-        let (cached, generation) = sessions.lookup(hash: hash)
+        // With replicas, a logout on another one must shut this one out at once, so
+        // every request asks the database.
+        let (cached, generation) = bus == nil ? sessions.lookup(hash: hash) : (nil, 0)
         let user: User
         if let cached {
             user = cached
         } else {
             guard let stored = try await repository.user(tokenHash: hash) else { throw APIError.unauthorized }
-            sessions.remember(stored, forHash: hash, generation: generation)
+            if bus == nil { sessions.remember(stored, forHash: hash, generation: generation) }
             user = stored
         }
         presence.touch(user.id, at: clock())
@@ -70,8 +78,38 @@ struct AppServices: Sendable {
     }
 }
 
-/// Conversation members by conversation. Membership only changes through this process
-/// (members are never added or removed yet), so entries are filled on first use and kept.
+extension AppServices {
+    /// Someone is typing: shown to the other members here and on the other replicas.
+    func announce(_ typing: Typing, members: [Int64]) async {
+        showTyping(typing, members: members)
+        await bus?.publish(.typing(typing))
+    }
+
+    private func showTyping(_ typing: Typing, members: [Int64]) {
+        let others = members.filter { $0 != typing.userId }
+        self.typing.set(typing, for: others, at: clock())
+        notifier.notify(users: others)
+    }
+
+    /// What another replica said: wake the feeds that moved there, show its typing.
+    func apply(_ note: ClusterNote) async {
+        switch note {
+        case .feed(let conversationIds):
+            for id in conversationIds {
+                guard let members = try? await membership.members(of: id, repository: repository) else { continue }
+                notifier.notify(users: members)
+            }
+        case .typing(let typing):
+            guard let members = try? await membership.members(of: typing.conversationId, repository: repository) else { return }
+            showTyping(typing, members: members)
+        case .reconnected:
+            notifier.wakeEveryone()
+        }
+    }
+}
+
+/// Conversation members by conversation. Members are never added or removed yet, so an
+/// entry cannot go stale, even with replicas: entries are filled on first use and kept.
 final class MembershipCache: Sendable {
     private let entries = Mutex<[Int64: [Int64]]>([:])
 

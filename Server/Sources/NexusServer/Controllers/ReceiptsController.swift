@@ -36,9 +36,7 @@ struct ReceiptsController {
         let members = try await services.members(of: id, viewer: me.id)
         let now = services.clock()
         let typing = Typing(conversationId: id, userId: me.id, until: Timestamp(milliseconds: now.milliseconds + TypingBoard.durationMs))
-        let others = members.filter { $0 != me.id }
-        services.typing.set(typing, for: others, at: now)
-        services.notifier.notify(users: others)
+        await services.announce(typing, members: members)
         return try jsonResponse(typing)
     }
 

@@ -41,6 +41,13 @@ final class FeedNotifier: Sendable {
         for continuation in toWake { continuation.resume() }
     }
 
+    /// Wakes every waiter to look again: after the cluster bus reconnected, what it
+    /// missed is unknown.
+    func wakeEveryone() {
+        let waiting = state.withLock { Array($0.waiters.keys) }
+        notify(users: waiting)
+    }
+
     /// Returns when the user's version differs from `seen`, or after `timeout`.
     func wait(user: Int64, seen: UInt64, timeout: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -8,6 +8,19 @@ struct NewMessage: Sendable {
     var text: String
 }
 
+/// A message's idempotency key: the sender and its localId.
+struct MessageKey: Hashable {
+    var sender: Int64
+    var localId: String
+
+    init(sender: Int64, localId: String) {
+        self.sender = sender
+        self.localId = localId
+    }
+
+    init(_ m: NewMessage) { self.init(sender: m.senderId, localId: m.localId) }
+}
+
 enum SendOutcome: Sendable {
     case created(Message)
     /// The sender had used this localId before: the original message.

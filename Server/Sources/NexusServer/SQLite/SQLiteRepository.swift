@@ -387,22 +387,15 @@ final class SQLiteRepository: Repository {
             .first?.column("seq")?.integer.map(Int64.init)
     }
 
-    /// A binary search over seqs with point lookups on the (conversation, seq) index: about
-    /// 20 of them for a million messages, where a scan by time would read them all.
-    /// Send times grow with seq (the server stamps them in commit order).
     func firstSeq(sentAtOrAfter time: Timestamp, conversationId: Int64) async throws -> Int64 {
         let last = Int64(
             try await read("SELECT last_seq FROM conversations WHERE id = ?", [.integer(Int(conversationId))])
                 .first?.column("last_seq")?.integer ?? 0)
-        var lo: Int64 = 1, hi = last + 1
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2
-            let sentAt = try await read(
-                "SELECT sent_at FROM messages WHERE conversation_id = ? AND seq = ?", [.integer(Int(conversationId)), .integer(Int(mid))]
-            ).first?.column("sent_at")?.integer ?? 0
-            if Int64(sentAt) < time.milliseconds { lo = mid + 1 } else { hi = mid }
+        return try await firstSeqBySearch(sentAtOrAfter: time, lastSeq: last) { seq in
+            Int64(try await read(
+                "SELECT sent_at FROM messages WHERE conversation_id = ? AND seq = ?", [.integer(Int(conversationId)), .integer(Int(seq))]
+            ).first?.column("sent_at")?.integer ?? 0)
         }
-        return lo
     }
 
     func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage {

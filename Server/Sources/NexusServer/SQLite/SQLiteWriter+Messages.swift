@@ -12,15 +12,15 @@ extension SQLiteWriter {
     /// seqs as they were. Outcomes come back in input order.
     func insert(_ messages: [NewMessage]) async throws -> [SendOutcome] {
         // The first copy of each (sender, localId) goes in; later copies are resends of it.
-        var first: [Key: Int] = [:]
+        var first: [MessageKey: Int] = [:]
         var fresh: [(index: Int, message: NewMessage)] = []
-        for (index, m) in messages.enumerated() where first[Key(m)] == nil {
-            first[Key(m)] = index
+        for (index, m) in messages.enumerated() where first[MessageKey(m)] == nil {
+            first[MessageKey(m)] = index
             fresh.append((index, m))
         }
 
         let sentAt = Int(Timestamp.now().milliseconds)
-        var stored: [Key: SendOutcome] = [:]
+        var stored: [MessageKey: SendOutcome] = [:]
         for chunk in fresh.chunked(by: 500) {
             let rows = try await connection.query(
                 """
@@ -38,12 +38,12 @@ extension SQLiteWriter {
                 })
             for row in rows {
                 let m = SQLiteRepository.message(row)
-                stored[Key(sender: m.senderId, localId: m.localId)] = .created(m)
+                stored[MessageKey(sender: m.senderId, localId: m.localId)] = .created(m)
             }
         }
 
         // Whatever did not go in was stored before: answer with the original.
-        let resent = fresh.map { Key($0.message) }.filter { stored[$0] == nil }
+        let resent = fresh.map { MessageKey($0.message) }.filter { stored[$0] == nil }
         for chunk in resent.chunked(by: 400) {
             let rows = try await connection.query(
                 "SELECT \(Self.messageColumns) FROM messages WHERE (sender_id, local_id) IN (VALUES "
@@ -51,27 +51,15 @@ extension SQLiteWriter {
                 chunk.flatMap { [.integer(Int($0.sender)), .text($0.localId)] })
             for row in rows {
                 let m = SQLiteRepository.message(row)
-                stored[Key(sender: m.senderId, localId: m.localId)] = .duplicate(m)
+                stored[MessageKey(sender: m.senderId, localId: m.localId)] = .duplicate(m)
             }
         }
 
         return try messages.enumerated().map { index, m in
-            guard let outcome = stored[Key(m)] else { throw SQLiteRepositoryError.inconsistent("message \(m.localId)") }
-            guard first[Key(m)] != index, case .created(let message) = outcome else { return outcome }
+            guard let outcome = stored[MessageKey(m)] else { throw SQLiteRepositoryError.inconsistent("message \(m.localId)") }
+            guard first[MessageKey(m)] != index, case .created(let message) = outcome else { return outcome }
             return .duplicate(message)
         }
-    }
-
-    private struct Key: Hashable {
-        var sender: Int64
-        var localId: String
-
-        init(sender: Int64, localId: String) {
-            self.sender = sender
-            self.localId = localId
-        }
-
-        init(_ m: NewMessage) { self.init(sender: m.senderId, localId: m.localId) }
     }
 }
 

@@ -1,0 +1,92 @@
+import NIOCore
+import NexusCore
+import PostgresNIO
+
+extension PostgresRepository {
+    /// Stores a group of messages in one transaction: each conversation's row is locked
+    /// (in id order, so two batches cannot deadlock), resends are found and answered with
+    /// the original, and the rest take the next seqs: a resend never takes a seq, and
+    /// seqs have no gaps. The same localId racing into two conversations trips the unique
+    /// key, and the retry (see `transaction`) finds the winner.
+    func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
+        var first: [MessageKey: Int] = [:]
+        var fresh: [NewMessage] = []
+        for (index, m) in messages.enumerated() where first[MessageKey(m)] == nil {
+            first[MessageKey(m)] = index
+            fresh.append(m)
+        }
+        guard !fresh.isEmpty else { return [] }
+        let stored = try await transaction { [logger, fresh] c -> [MessageKey: SendOutcome] in
+            let conversationIds = Array(Set(fresh.map(\.conversationId))).sorted()
+            var last: [Int64: (seq: Int64, at: Int64)] = [:]
+            for row in try await c.query(
+                "SELECT id, last_seq, updated_at FROM conversations WHERE id = ANY(\(conversationIds)::bigint[]) ORDER BY id FOR UPDATE",
+                logger: logger
+            ).collect() {
+                let (id, seq, at) = try row.decode((Int64, Int64, Int64).self)
+                last[id] = (seq, at)
+            }
+
+            var stored: [MessageKey: SendOutcome] = [:]
+            for row in try await c.query(
+                """
+                SELECT \(unescaped: Self.messageColumns) FROM messages m
+                JOIN unnest(\(fresh.map(\.senderId))::bigint[], \(fresh.map(\.localId))::text[]) AS k(sender_id, local_id)
+                    ON m.sender_id = k.sender_id AND m.local_id = k.local_id
+                """, logger: logger
+            ).collect() {
+                let message = try Self.message(row.makeRandomAccess())
+                stored[MessageKey(sender: message.senderId, localId: message.localId)] = .duplicate(message)
+            }
+
+            // Sent times never go back within a conversation, even across replicas whose clocks differ.
+            let now = Timestamp.now().milliseconds
+            var rows = (conversation: [Int64](), seq: [Int64](), sender: [Int64](), localId: [String](), text: [ByteBuffer](), at: [Int64]())
+            for m in fresh where stored[MessageKey(m)] == nil {
+                guard let previous = last[m.conversationId] else { throw PostgresRepositoryError.inconsistent("conversation \(m.conversationId)") }
+                let next = (seq: previous.seq + 1, at: max(now, previous.at))
+                last[m.conversationId] = next
+                rows.conversation.append(m.conversationId)
+                rows.seq.append(next.seq)
+                rows.sender.append(m.senderId)
+                rows.localId.append(m.localId)
+                rows.text.append(ByteBuffer(string: m.text))
+                rows.at.append(next.at)
+            }
+            guard !rows.seq.isEmpty else { return stored }
+
+            var created: [Message] = []
+            for row in try await c.query(
+                """
+                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at)
+                SELECT * FROM unnest(\(rows.conversation)::bigint[], \(rows.seq)::bigint[], \(rows.sender)::bigint[],
+                    \(rows.localId)::text[], \(rows.text)::bytea[], \(rows.at)::bigint[])
+                RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at
+                """, logger: logger
+            ).collect() {
+                let message = try Self.message(row.makeRandomAccess())
+                created.append(message)
+                stored[MessageKey(sender: message.senderId, localId: message.localId)] = .created(message)
+            }
+            // Feed order within a conversation is seq order.
+            created.sort { ($0.conversationId, $0.seq) < ($1.conversationId, $1.seq) }
+            var newest: [Int64: Message] = [:]
+            for m in created { newest[m.conversationId] = m }
+            let heads = Array(newest.values)
+            try await c.query(
+                """
+                UPDATE conversations c SET last_seq = v.seq, last_message_id = v.id, updated_at = v.at
+                FROM unnest(\(heads.map(\.conversationId))::bigint[], \(heads.map(\.seq))::bigint[], \(heads.map(\.id))::bigint[],
+                    \(heads.map(\.sentAt.milliseconds))::bigint[]) AS v(conversation_id, seq, id, at)
+                WHERE c.id = v.conversation_id
+                """, logger: logger)
+            try await self.appendEvents(created.map { ($0.conversationId, "message", $0.id) }, on: c)
+            return stored
+        }
+        return try messages.enumerated().map { index, m in
+            guard let outcome = stored[MessageKey(m)] else { throw PostgresRepositoryError.inconsistent("message \(m.localId)") }
+            guard first[MessageKey(m)] != index, case .created(let message) = outcome else { return outcome }
+            return .duplicate(message)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import NexusCore
+
+/// What nexusd replicas tell each other about what lives in memory: which feeds moved
+/// (so held long-polls wake on every replica) and who is typing. A single SQLite
+/// process has no bus; PostgreSQL replicas use LISTEN/NOTIFY (PostgresRepository+Bus).
+enum ClusterNote: Sendable, Equatable {
+    /// New events in these conversations' feeds.
+    case feed(conversationIds: [Int64])
+    case typing(Typing)
+    /// The bus was (re)connected; notes sent while it was down are lost, so everything
+    /// held should look again.
+    case reconnected
+
+    /// `<origin> f 1,2,3` or `<origin> t <conversation> <user> <until ms>`: small, and
+    /// under PostgreSQL's 8,000-byte payload limit when feeds come in chunks (`feedPayloads`).
+    func payload(origin: String) -> String? {
+        switch self {
+        case .feed(let ids): return "\(origin) f " + ids.map(String.init).joined(separator: ",")
+        case .typing(let t): return "\(origin) t \(t.conversationId) \(t.userId) \(t.until.milliseconds)"
+        case .reconnected: return nil
+        }
+    }
+
+    static func feedPayloads(origin: String, conversationIds: [Int64]) -> [String] {
+        conversationIds.chunked(by: 400).compactMap { ClusterNote.feed(conversationIds: Array($0)).payload(origin: origin) }
+    }
+
+    /// The note in `payload`, or nil when it is malformed or came from `origin` itself:
+    /// a replica has already told its own waiters.
+    init?(payload: String, skipping origin: String) {
+        let parts = payload.split(separator: " ")
+        guard parts.count >= 2, parts[0] != origin else { return nil }
+        switch parts[1] {
+        case "f" where parts.count == 3:
+            let ids = parts[2].split(separator: ",").compactMap { Int64($0) }
+            guard !ids.isEmpty else { return nil }
+            self = .feed(conversationIds: ids)
+        case "t" where parts.count == 5:
+            guard let c = Int64(parts[2]), let u = Int64(parts[3]), let until = Int64(parts[4]) else { return nil }
+            self = .typing(Typing(conversationId: c, userId: u, until: Timestamp(milliseconds: until)))
+        default:
+            return nil
+        }
+    }
+}
+
+protocol ClusterBus: Sendable {
+    /// Best effort: a lost note delays a wake-up until the poll's timeout, and loses nothing.
+    func publish(_ note: ClusterNote) async
+    /// Delivers other replicas' notes until the task is cancelled, reconnecting as needed.
+    func listen(_ deliver: @escaping @Sendable (ClusterNote) async -> Void) async
+}

@@ -24,15 +24,21 @@ public final class CommandContext {
     public var arguments: [String] { invocation.arguments }
 
     /// --server, else $NEXUS_SERVER, else the profile's own server (from its login), else
-    /// the config file's, else the default.
-    public func serverAddress() throws(CLIError) -> ServerAddress {
-        let url = invocation.value("server") ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+    /// the config file's, else the default. Each may list several replicas, comma-separated.
+    public func serverAddresses() throws(CLIError) -> [ServerAddress] {
+        let urls = invocation.value("server") ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
             ?? session?.server ?? config.server ?? ServerAddress.defaultURL
         do {
-            return try ServerAddress(parsing: url)
+            return try ServerAddress.list(parsing: urls)
         } catch {
             throw .usage(error.description)
         }
+    }
+
+    /// The server this command talks to (the first of several until one fails).
+    public func serverAddress() throws(CLIError) -> ServerAddress {
+        if let client { return client.address }
+        return try serverAddresses()[0]
     }
 
     /// True once the server has answered this command successfully.
@@ -41,7 +47,7 @@ public final class CommandContext {
     /// A client for the server, carrying the session's token when there is one.
     public func api() throws(CLIError) -> NexusAPI {
         if let client { return client }
-        let made = NexusAPI(address: try serverAddress(), token: session?.token)
+        let made = NexusAPI(addresses: try serverAddresses(), token: session?.token)
         client = made
         return made
     }

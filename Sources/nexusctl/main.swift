@@ -5,6 +5,13 @@ import Darwin
 #endif
 import NexusCLI
 
+// A parent may hand down a signal mask that blocks these (a libdispatch worker thread
+// does); `tail -f` must still stop when it is told to.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, signal) }
+sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
+
 // Environment straight from the C runtime: no Foundation start-up cost.
 var environment: [String: String] = [:]
 var entry = environ

@@ -28,14 +28,15 @@ enum Accounts {
 
     static func save(_ auth: AuthResponse, _ context: CommandContext, verb: String) throws(CLIError) -> ExitCode {
         let address = try context.serverAddress()
-        let session = Session(server: address.description, token: auth.token, user: auth.user, createdAt: .now())
+        let servers = try context.serverAddresses().map(\.description).joined(separator: ",")
+        let session = Session(server: servers, token: auth.token, user: auth.user, createdAt: .now())
         do {
             try context.profile.saveSession(session)
         } catch {
             throw CLIError(error)
         }
         if context.output.json {
-            context.output.document(AccountView(user: auth.user, profile: context.profile.name, server: address.description))
+            context.output.document(AccountView(user: auth.user, profile: context.profile.name, server: servers))
         } else {
             context.output.note("\(verb) as \(auth.user.displayName) <\(auth.user.email)> on \(address) (profile '\(context.profile.name)').")
         }

@@ -5,19 +5,32 @@ import Foundation
 #endif
 
 /// Typed calls to nexusd's /v1 API. One instance keeps one keep-alive connection.
+///
+/// Given several addresses (replicas behind no load balancer), it talks to one at a time
+/// and moves on to the next when a request finds the server gone: refused, unreachable,
+/// or the connection lost. Every request nexusd takes is idempotent (sends by localId),
+/// so asking the next replica again is safe.
 public final class NexusAPI {
-    public let address: ServerAddress
+    public let addresses: [ServerAddress]
+    /// The server this client talks to now.
+    public var address: ServerAddress { addresses[current] }
     public var token: String?
     /// True once any request has been answered without an error: the server is there.
     public private(set) var hasReachedServer = false
-    private let http: HTTPClient
+    private var current = 0
+    private var http: HTTPClient
     private let encoder: JSONEncoder
     private let decoder = JSONDecoder()
 
-    public init(address: ServerAddress, token: String? = nil) {
-        self.address = address
+    public convenience init(address: ServerAddress, token: String? = nil) {
+        self.init(addresses: [address], token: token)
+    }
+
+    public init(addresses: [ServerAddress], token: String? = nil) {
+        precondition(!addresses.isEmpty, "NexusAPI needs at least one server address")
+        self.addresses = addresses
         self.token = token
-        self.http = HTTPClient(address: address)
+        self.http = HTTPClient(address: addresses[0])
         self.encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
     }
@@ -148,17 +161,38 @@ public final class NexusAPI {
     private func raw(_ method: String, _ path: String, body: [UInt8]?, timeoutMs: Int32 = 30_000) throws(APIError) -> HTTPResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
-        let response: HTTPResponse
-        do {
-            response = try http.request(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
-        } catch {
-            switch error {
-            case .unreachable(let why): throw .unreachable(why)
-            case .timedOut: throw .interrupted("the server at \(address) did not answer in time")
-            case .connectionLost(let why): throw .interrupted("lost the connection to \(address): \(why)")
-            case .malformedResponse(let why): throw .badResponse(why)
+        var response: HTTPResponse?
+        var failovers = 0
+        while response == nil {
+            do {
+                response = try http.request(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
+            } catch {
+                switch error {
+                case .unreachable, .connectionLost:
+                    if failovers + 1 < addresses.count {
+                        failovers += 1
+                        current = (current + 1) % addresses.count
+                        http = HTTPClient(address: address)
+                        continue
+                    }
+                default: break
+                }
+                throw Self.apiError(error, address: address)
             }
         }
+        return try check(response!)
+    }
+
+    private static func apiError(_ error: HTTPClientError, address: ServerAddress) -> APIError {
+        switch error {
+        case .unreachable(let why): return .unreachable(why)
+        case .timedOut: return .interrupted("the server at \(address) did not answer in time")
+        case .connectionLost(let why): return .interrupted("lost the connection to \(address): \(why)")
+        case .malformedResponse(let why): return .badResponse(why)
+        }
+    }
+
+    private func check(_ response: HTTPResponse) throws(APIError) -> HTTPResponse {
         if response.status < 400 { hasReachedServer = true }
         if response.status >= 400 {
             let retryAfter = response.header("Retry-After").flatMap { Int($0) }

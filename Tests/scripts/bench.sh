@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: release builds of nexusctl, nexusd and nexus-bench, then one run of
-# every speed and memory measure on loopback. Prints a Markdown table on stdout.
+# every speed and memory measure on loopback (SQLite, then two replicas on PostgreSQL).
+# Prints a Markdown table on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build -c release --product nexusctl
@@ -8,4 +9,5 @@ swift build -c release --package-path Server --product nexusd
 swift build -c release --package-path Server --product nexus-bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-Server/.build/release/nexus-bench "$PWD/.build/release/nexusctl" "$PWD/Server/.build/release/nexusd" "$work"
+# Beside a throwaway PostgreSQL cluster, for the replica rows.
+bash Tests/scripts/with-postgres.sh Server/.build/release/nexus-bench "$PWD/.build/release/nexusctl" "$PWD/Server/.build/release/nexusd" "$work"

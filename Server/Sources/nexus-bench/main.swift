@@ -52,52 +52,22 @@ let dbPath = work + "/bench.sqlite"
 var (server, url) = startServer(db: dbPath)
 let address = try! ServerAddress(parsing: url)
 
-func makeUser(_ name: String) -> (NexusAPI, User, String) {
-    let api = NexusAPI(address: address)
+func makeUser(_ name: String, server: String? = nil) -> (NexusAPI, User, String) {
+    let server = server ?? url
+    let api = NexusAPI(address: try! ServerAddress(parsing: server))
     let auth = try! api.register(email: "\(name)@bench.example", password: "benchmark-password", displayName: name)
     api.token = auth.token
     // A profile for nexusctl with this session.
     let home = work + "/home-\(name)"
     let profile = Profile(name: "default", home: home)
-    try! profile.saveSession(Session(server: url, token: auth.token, user: auth.user, createdAt: .now()))
+    try! profile.saveSession(Session(server: server, token: auth.token, user: auth.user, createdAt: .now()))
     return (api, auth.user, home)
 }
 
-FileHandle.standardError.write(Data("nexus-bench: server at \(url)\n".utf8))
-let (aliceAPI, _, aliceHome) = makeUser("alice")
-let (bobAPI, bob, bobHome) = makeUser("bob")
-let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
-_ = bobAPI
-
-// NEXUS_BENCH_ONLY=throughput (or outbox, history) runs just that part, e.g. for profiling.
-let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
-
-// MARK: 1. whole-process commands
-if only == nil {
-
-var env = baseEnv
-env["NEXUS_HOME"] = aliceHome
-env["NEXUS_SERVER"] = url
-
-if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
-    let curl = timeCommand("/usr/bin/curl", ["-s", "-o", "/dev/null", url + "/healthz"], env: env, runs: 30)
-    report("curl, one loopback request (for scale)", ms(percentile(curl.ms, 50)))
-}
-let version = timeCommand(nexusctl, ["--version"], env: env, runs: 50)
-report("nexusctl --version, whole process (median)", ms(percentile(version.ms, 50)))
-let send = timeCommand(nexusctl, ["send", String(conversation), "benchmark message"], env: env, runs: 50)
-report("nexusctl send, whole process (median)", ms(percentile(send.ms, 50)), target: "≤ 15 ms", ok: percentile(send.ms, 50) <= 15)
-let tail = timeCommand(nexusctl, ["tail", String(conversation), "-n", "50", "--json"], env: env, runs: 20)
-let peakKiB = max(version.maxRSSKiB, send.maxRSSKiB, tail.maxRSSKiB)
-report("nexusctl peak memory (send, tail -n 50)", String(format: "%.1f MiB", Double(peakKiB) / 1024), target: "≤ 40 MiB",
-       ok: Double(peakKiB) / 1024 <= 40)
-
-// MARK: 2. delivery latency to a running tail -f
-
-do {
-    var tailEnv = baseEnv
-    tailEnv["NEXUS_HOME"] = bobHome
-    tailEnv["NEXUS_SERVER"] = url
+/// Sends 200 messages through `sender` while a real `tail -f --json` (run with `tailEnv`)
+/// follows the conversation; returns each message's latency from the send's
+/// acknowledgement, and from its request, to the line the tail printed (ms).
+func deliveryLatencies(sender: NexusAPI, conversation: Int64, tailEnv: [String: String]) -> (acked: [Double], requested: [Double]) {
     let tailer = spawn(nexusctl, ["tail", "-f", "--json", "-n", "0", String(conversation)], env: tailEnv, captureStdout: true)
     let lock = NSLock()
     final class Times: @unchecked Sendable { var printedAt: [String: Double] = [:] }
@@ -129,7 +99,7 @@ do {
     for i in 0..<200 {
         let localId = "latency-\(i)-\(UUID().uuidString)"
         let requested = now()
-        _ = try! aliceAPI.send(conversationId: conversation, localId: localId, text: "latency probe \(i)")
+        _ = try! sender.send(conversationId: conversation, localId: localId, text: "latency probe \(i)")
         let acked = now()
         var seen: Double?
         let deadline = acked + 5
@@ -147,6 +117,45 @@ do {
     }
     kill(tailer.pid, SIGTERM)
     _ = reap(tailer)
+    return (latencies, endToEnd)
+}
+
+FileHandle.standardError.write(Data("nexus-bench: server at \(url)\n".utf8))
+let (aliceAPI, _, aliceHome) = makeUser("alice")
+let (bobAPI, bob, bobHome) = makeUser("bob")
+let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
+_ = bobAPI
+
+// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling.
+let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
+
+// MARK: 1. whole-process commands
+if only == nil {
+
+var env = baseEnv
+env["NEXUS_HOME"] = aliceHome
+env["NEXUS_SERVER"] = url
+
+if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
+    let curl = timeCommand("/usr/bin/curl", ["-s", "-o", "/dev/null", url + "/healthz"], env: env, runs: 30)
+    report("curl, one loopback request (for scale)", ms(percentile(curl.ms, 50)))
+}
+let version = timeCommand(nexusctl, ["--version"], env: env, runs: 50)
+report("nexusctl --version, whole process (median)", ms(percentile(version.ms, 50)))
+let send = timeCommand(nexusctl, ["send", String(conversation), "benchmark message"], env: env, runs: 50)
+report("nexusctl send, whole process (median)", ms(percentile(send.ms, 50)), target: "≤ 15 ms", ok: percentile(send.ms, 50) <= 15)
+let tail = timeCommand(nexusctl, ["tail", String(conversation), "-n", "50", "--json"], env: env, runs: 20)
+let peakKiB = max(version.maxRSSKiB, send.maxRSSKiB, tail.maxRSSKiB)
+report("nexusctl peak memory (send, tail -n 50)", String(format: "%.1f MiB", Double(peakKiB) / 1024), target: "≤ 40 MiB",
+       ok: Double(peakKiB) / 1024 <= 40)
+
+// MARK: 2. delivery latency to a running tail -f
+
+do {
+    var tailEnv = baseEnv
+    tailEnv["NEXUS_HOME"] = bobHome
+    tailEnv["NEXUS_SERVER"] = url
+    let (latencies, endToEnd) = deliveryLatencies(sender: aliceAPI, conversation: conversation, tailEnv: tailEnv)
     let p50 = percentile(latencies, 50), p99 = percentile(latencies, 99)
     report("delivery latency ack → tail -f prints, p50 (200 msgs)", ms(p50), target: "≤ 5 ms", ok: p50 <= 5)
     report("delivery latency ack → tail -f prints, p99 (200 msgs)", ms(p99), target: "≤ 20 ms", ok: p99 <= 20)
@@ -313,7 +322,41 @@ if only == nil || only == "convos" {
            ok: percentile(cached.ms, 50) <= 50)
 }
 
-// MARK: 7. restart to ready
+// MARK: 7. replicas on PostgreSQL (bench.sh runs nexus-bench beside a throwaway cluster)
+
+if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], only == nil || only == "replicas" {
+    let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "/usr/bin/psql"
+    guard reap(spawn(psql, ["-q", postgres, "-c", "CREATE DATABASE bench"], env: baseEnv)).status == 0 else { fatalError("CREATE DATABASE failed") }
+    var database = URLComponents(string: postgres)!
+    database.path = "/bench"
+    let (replicaA, urlA) = startServer(db: database.string!)
+    let (replicaB, urlB) = startServer(db: database.string!)
+    let (senderAPI, _, _) = makeUser("pg-alice", server: urlB)
+    let (_, reader, readerHome) = makeUser("pg-bob", server: urlA)
+    let pgConversation = try! senderAPI.openDirect(with: reader.email).conversation.id
+
+    var tailEnv = baseEnv
+    tailEnv["NEXUS_HOME"] = readerHome
+    tailEnv["NEXUS_SERVER"] = urlA
+    let (acked, _) = deliveryLatencies(sender: senderAPI, conversation: pgConversation, tailEnv: tailEnv)
+    let p50 = percentile(acked, 50), p99 = percentile(acked, 99)
+    report("PostgreSQL: send through replica B → tail -f on A prints, p50 (200 msgs)", ms(p50), target: "≤ 10 ms", ok: p50 <= 10)
+    report("PostgreSQL: send through replica B → tail -f on A prints, p99 (200 msgs)", ms(p99), target: "≤ 50 ms", ok: p99 <= 50)
+
+    let batches = 40, perBatch = 500
+    let start = now()
+    for b in 0..<batches {
+        let items = (0..<perBatch).map { BatchItem(conversationId: pgConversation, localId: "pg-batch-\(b)-\($0)", text: "batch ingest \($0)") }
+        _ = try! senderAPI.sendBatch(items)
+    }
+    let rate = Double(batches * perBatch) / (now() - start)
+    report("PostgreSQL: batch ingest, 500 a batch, one client, durable", String(format: "%.0f msg/s", rate), target: "≥ 10,000 msg/s",
+           ok: rate >= 10_000)
+    stopServer(replicaA)
+    stopServer(replicaB)
+}
+
+// MARK: 8. restart to ready
 
 if only == nil {
     var times: [Double] = []

@@ -21,7 +21,9 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
     var listen = "127.0.0.1:8787"
 
-    @Option(help: ArgumentHelp("SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite).", valueName: "path"))
+    @Option(help: ArgumentHelp(
+        "SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite), or a postgres://user:password@host:5432/database URL for several replicas (see docs/deploy.md).",
+        valueName: "path|url"))
     var db: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")

@@ -49,12 +49,13 @@ final class LineCollector: @unchecked Sendable {
 
     var lines: [String] { text.split(separator: "\n").map(String.init) }
 
-    /// Waits until `condition` holds for the lines so far; false on timeout.
-    func wait(timeout: Double = 10, until condition: ([String]) -> Bool) -> Bool {
+    /// Waits until `condition` holds for the lines so far, looking every `interval`
+    /// seconds (longer for a costly condition over many lines); false on timeout.
+    func wait(timeout: Double = 10, interval: Double = 0.01, until condition: ([String]) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition(lines) { return true }
-            Thread.sleep(forTimeInterval: 0.01)
+            Thread.sleep(forTimeInterval: interval)
         }
         return condition(lines)
     }

@@ -92,7 +92,7 @@ struct ReplicaTests {
         #expect(failures.all.isEmpty, "\(failures.all)")
 
         for (_, out, err, who) in tails {
-            let done = out.wait(timeout: 120) { _ in messages(out).count >= total }
+            let done = out.wait(timeout: 120, interval: 0.5) { _ in messages(out).count >= total }
             #expect(done, "\(who) printed \(messages(out).count) of \(total): \(err.text.suffix(500))")
         }
         Thread.sleep(forTimeInterval: 0.5)  // anything extra would arrive now

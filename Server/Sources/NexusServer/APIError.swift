@@ -42,6 +42,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch is DatabaseUnavailable {
+            throw APIError(
+                status: .serviceUnavailable, code: "unavailable", message: "The database is not answering; try again shortly.",
+                headers: [.retryAfter: "5"])
         } catch let error as HTTPError {
             throw APIError(
                 status: error.status, code: Self.code(for: error.status),
@@ -65,3 +69,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
+
+/// The database cannot be reached just now: answered 503 with Retry-After, which clients
+/// treat as "try again later" (the outbox keeps the message).
+struct DatabaseUnavailable: Error {}

@@ -51,18 +51,61 @@ final class PostgresRepository: Repository {
     // MARK: Plumbing
 
     func rows(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
-        try await client.query(query, logger: logger).collect().map { $0.makeRandomAccess() }
+        try await withinDeadline(Self.deadline) {
+            try await self.client.query(query, logger: self.logger).collect().map { $0.makeRandomAccess() }
+        }
+    }
+
+    /// How long a request waits for the database before it is answered 503: while the
+    /// database is down the pool would otherwise hold requests until clients give up.
+    static let deadline: Duration = .seconds(5)
+
+    /// Runs `operation`, turning a database that cannot be reached, or does not answer
+    /// within `deadline` (when there is one), into `DatabaseUnavailable`.
+    private func withinDeadline<T: Sendable>(
+        _ deadline: Duration?, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        do {
+            guard let deadline else { return try await operation() }
+            return try await withThrowingTaskGroup(of: T.self) { group in
+                group.addTask { try await operation() }
+                group.addTask {
+                    try await Task.sleep(for: deadline)
+                    throw DatabaseUnavailable()
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch let error where Self.isUnavailable(error) {
+            throw DatabaseUnavailable()
+        }
+    }
+
+    /// A lost or refused connection, or a server shutting down (SQLSTATE classes 08 and 57).
+    static func isUnavailable(_ error: any Error) -> Bool {
+        if error is DatabaseUnavailable { return true }
+        if let e = error as? PostgresTransactionError {
+            return [e.beginError, e.closureError, e.commitError].contains { $0.map(isUnavailable) ?? false }
+        }
+        guard let e = error as? PSQLError else { return false }
+        if [.connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed].contains(e.code) { return true }
+        let state = e.serverInfo?[.sqlState] ?? ""
+        return state.hasPrefix("08") || state.hasPrefix("57")
     }
 
     /// Runs `body` in a transaction, again when PostgreSQL gives up on it for a reason a
     /// second try resolves: a deadlock, a serialization failure, or a unique key that a
     /// concurrent transaction took first (the retry then finds that row).
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(
+        deadline: Duration? = PostgresRepository.deadline, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         var attempt = 0
         while true {
             do {
-                return try await client.withConnection { connection in
-                    try await connection.withTransaction(logger: logger) { try await body($0) }
+                return try await withinDeadline(deadline) {
+                    try await self.client.withConnection { connection in
+                        try await connection.withTransaction(logger: self.logger) { try await body($0) }
+                    }
                 }
             } catch {
                 attempt += 1
@@ -97,7 +140,8 @@ final class PostgresRepository: Repository {
     }
 
     func migrate() async throws {
-        let applied = try await transaction { [logger] c in
+        // No deadline: a migration takes as long as it takes, and replicas wait their turn.
+        let applied = try await transaction(deadline: nil) { [logger] c in
             try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
             try await c.query(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)", logger: logger)

@@ -23,7 +23,7 @@ final class PostgresRepository: Repository {
 
     static func open(url: String, maxConnections: Int = 16, logger: Logger) async throws -> PostgresRepository {
         let parsed = try PostgresURL(url)
-        let client = PostgresClient(configuration: try parsed.clientConfiguration(maxConnections: maxConnections), backgroundLogger: logger)
+        let client = PostgresClient(configuration: parsed.clientConfiguration(maxConnections: maxConnections), backgroundLogger: logger)
         let repository = PostgresRepository(client: client, logger: logger)
         // Fail at start-up, with the database's own reason, rather than on the first request.
         do {

@@ -56,7 +56,7 @@ struct PostgresURL: Sendable {
         return url.string ?? "postgres://…"
     }
 
-    func clientConfiguration(maxConnections: Int) throws -> PostgresClient.Configuration {
+    func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
         var config: PostgresClient.Configuration
         switch endpoint {
         case .tcp(let host, let port):

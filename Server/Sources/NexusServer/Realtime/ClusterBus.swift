@@ -21,8 +21,9 @@ enum ClusterNote: Sendable, Equatable {
         }
     }
 
+    /// 300 ids of up to 20 bytes each (19 digits and a comma) stay well under 8,000 bytes.
     static func feedPayloads(origin: String, conversationIds: [Int64]) -> [String] {
-        conversationIds.chunked(by: 400).compactMap { ClusterNote.feed(conversationIds: Array($0)).payload(origin: origin) }
+        conversationIds.chunked(by: 300).compactMap { ClusterNote.feed(conversationIds: Array($0)).payload(origin: origin) }
     }
 
     /// The note in `payload`, or nil when it is malformed or came from `origin` itself:

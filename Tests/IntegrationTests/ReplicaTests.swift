@@ -39,6 +39,29 @@ struct ReplicaTests {
         }
     }
 
+    @Test func replicasStartingTogetherOnANewDatabaseMigrateItOnce() throws {
+        let database = try Backend.database(for: try makeTempDir("race"))
+        let started = Collected<String>()
+        let servers = Collected<TestServer>()
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            do {
+                servers.add(try TestServer(database: database))
+            } catch {
+                started.add("\(error)")
+            }
+        }
+        #expect(started.all.isEmpty, "\(started.all)")
+        let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql"
+        let versions = try runTool(psql, ["-At", database, "-c", "SELECT version FROM schema_migrations ORDER BY version"])
+        #expect(versions.code == 0, "\(versions.err)")
+        #expect(versions.out.split(separator: "\n") == ["1"])
+        // Each of them works on the one schema.
+        for server in servers.all {
+            let user = try User("u\(server.port)", server: server.url)
+            try user.register()
+        }
+    }
+
     @Test func eightSendersAcrossTwoReplicasEveryTailSeesEverythingOnceInOrder() throws {
         let (a, b) = try replicas()
         let people = try ["alice", "bob", "carol", "dave"].map { try User($0, server: a.url) }
@@ -63,7 +86,7 @@ struct ReplicaTests {
 
         // Eight senders, two per person, half on each replica: single sends and batches.
         let total = 10_000, perSender = total / 8
-        let failures = Failures()
+        let failures = Collected<String>()
         let shared = Unchecked((people: people, urls: [a.url, b.url], groups: groups))
         DispatchQueue.concurrentPerform(iterations: 8) { sender in
             let (people, urls, groups) = shared.value
@@ -129,7 +152,7 @@ struct ReplicaTests {
         #expect(out.wait { $0.count == 1 }, "\(err.text)")
 
         let total = 60
-        let sent = Failures()
+        let sent = Collected<String>()
         let group = DispatchGroup()
         // The sender lists the replicas the other way round, so it keeps sending through B.
         let shared = Unchecked((alice: alice.withServer("\(b.url),\(a.url)"), bob: bob.email))
@@ -164,9 +187,9 @@ struct ReplicaTests {
         let apis = Unchecked([viaA, viaB])
 
         let rounds = 50
-        let failures = Failures()
+        let failures = Collected<String>()
         for round in 0..<rounds {
-            let answers = Answers()
+            let answers = Collected<SendResponse>()
             DispatchQueue.concurrentPerform(iterations: 2) { side in
                 do {
                     let api = apis.value[side]
@@ -195,18 +218,11 @@ private final class Unchecked<T>: @unchecked Sendable {
 }
 
 /// Things gathered from several threads.
-private final class Failures: @unchecked Sendable {
+private final class Collected<T>: @unchecked Sendable {
     private let lock = NSLock()
-    private var items: [String] = []
-    func add(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
-}
-
-private final class Answers: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [SendResponse] = []
-    func add(_ r: SendResponse) { lock.lock(); items.append(r); lock.unlock() }
-    var all: [SendResponse] { lock.lock(); defer { lock.unlock() }; return items }
+    private var items: [T] = []
+    func add(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
+    var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
 }
 
 extension User {

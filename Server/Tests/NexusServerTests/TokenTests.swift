@@ -72,6 +72,20 @@ struct LoginRateLimitTests {
         }
     }
 
+    /// Guesses sent all at once are counted as they arrive, not after their passwords are
+    /// checked: no more than the limit is ever tried.
+    @Test func concurrentGuessesDoNotSlipPastTheLimit() async throws {
+        try await withServer { api in
+            _ = try await api.register("alice@example.com")
+            let statuses = try await withThrowingTaskGroup(of: HTTPTypes.HTTPResponse.Status.self) { group in
+                for _ in 0..<20 { group.addTask { try await api.login("alice@example.com", password: "wrong one").status } }
+                return try await group.reduce(into: [HTTPTypes.HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 5)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 15)
+        }
+    }
+
     /// Unknown emails count like known ones, so the limit does not tell which exist.
     @Test func unknownAccountsAreLimitedAlike() async throws {
         try await withServer { api in

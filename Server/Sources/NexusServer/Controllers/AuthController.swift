@@ -35,8 +35,9 @@ struct AuthController {
         let body = try await request.decodeJSON(LoginRequest.self, context: context)
         let email = body.email.trimmingSpaces().lowercased()
         let address = context.clientAddress
+        let now = services.clock()
         // Checked before bcrypt, so a refused guess costs the server nothing.
-        if let wait = services.logins.retryAfter(account: email, address: address, now: services.clock()) {
+        if let wait = services.logins.admit(account: email, address: address, now: now) {
             throw APIError.tooManyRequests(
                 "too_many_logins", "Too many failed logins for this account or from this address; try again in \(wait) s.",
                 retryAfter: wait)
@@ -44,10 +45,9 @@ struct AuthController {
         let credentials = try await services.repository.credentials(email: email)
         let ok = try await services.passwords.verify(body.password, hash: credentials?.passwordHash)
         guard ok, let user = credentials?.user else {
-            services.logins.recordFailure(account: email, address: address, now: services.clock())
             throw APIError(status: .unauthorized, code: "invalid_credentials", message: "Incorrect email or password.")
         }
-        services.logins.recordSuccess(account: email)
+        services.logins.succeeded(account: email, address: address, admittedAt: now)
         return try jsonResponse(try await startSession(for: user))
     }
 

@@ -118,7 +118,7 @@ final class Tally: @unchecked Sendable {
 let tally = Tally()
 let stopSending = NSLock()
 var sending = true
-func stillSending() -> Bool { stopSending.lock(); defer { stopSending.unlock() }; return sending }
+@Sendable func stillSending() -> Bool { stopSending.lock(); defer { stopSending.unlock() }; return sending }
 
 let senderThreads = (0..<senderCount).map { k -> Thread in
     Thread {

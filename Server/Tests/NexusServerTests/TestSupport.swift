@@ -11,20 +11,26 @@ import Testing
 
 @testable import NexusServer
 
-/// Runs `body` against a fresh nexusd, in-process, on a SQLite file in a fresh temp folder.
-/// bcrypt cost 4 keeps registration and login fast. `.live` serves on a loopback socket,
+/// A nexusd on port 0 with a SQLite file in a fresh temp folder (the caller removes it).
+/// bcrypt cost 4 keeps registration and login fast.
+private func testConfig(_ limits: ServerLimits) -> (ServerConfig, URL) {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("nexusd-tests-\(UUID().uuidString)", isDirectory: true)
+    let config = ServerConfig(
+        host: "127.0.0.1", port: 0, databasePath: folder.appendingPathComponent("nexus.sqlite").path,
+        logLevel: .warning, bcryptCost: 4, limits: limits)
+    return (config, folder)
+}
+
+/// Runs `body` against a fresh nexusd, in-process. `.live` serves on a loopback socket,
 /// for what only a real connection has: a peer address, header parsing, idle time.
 @discardableResult
 func withServer<T: Sendable>(
     clock: @escaping @Sendable () -> Timestamp = { .now() }, limits: ServerLimits = ServerLimits(),
     mode: TestingSetup = .router, _ body: @Sendable (API) async throws -> T
 ) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory
-        .appendingPathComponent("nexusd-tests-\(UUID().uuidString)", isDirectory: true)
+    let (config, folder) = testConfig(limits)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let config = ServerConfig(
-        host: "127.0.0.1", port: 0, databasePath: folder.appendingPathComponent("nexus.sqlite").path,
-        logLevel: .warning, bcryptCost: 4, limits: limits)
     let app = try await buildApplication(config, clock: clock)
     return try await app.test(mode) { client in try await body(API(client: client)) }
 }
@@ -32,12 +38,8 @@ func withServer<T: Sendable>(
 /// Runs `body` with the port of a nexusd serving on loopback, for tests that talk over raw
 /// sockets only: the testing framework's own client would not survive the idle timeout.
 func withRawServer<T: Sendable>(limits: ServerLimits, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory
-        .appendingPathComponent("nexusd-tests-\(UUID().uuidString)", isDirectory: true)
+    let (config, folder) = testConfig(limits)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let config = ServerConfig(
-        host: "127.0.0.1", port: 0, databasePath: folder.appendingPathComponent("nexus.sqlite").path,
-        logLevel: .warning, bcryptCost: 4, limits: limits)
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)
     let app = try await buildApplication(config, onListening: { _, port in listening.yield(port) })
     let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
@@ -61,10 +63,8 @@ func withRawServer<T: Sendable>(limits: ServerLimits, _ body: @Sendable (Int) as
 struct API: Sendable {
     let client: any TestClientProtocol
 
-    func call(
-        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, raw: String? = nil, headers extra: HTTPFields = [:]
-    ) async throws -> TestResponse {
-        var headers = extra
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, raw: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
         if raw != nil { headers[.contentType] = "application/json" }
         return try await client.executeRequest(

@@ -23,6 +23,4 @@ final class PollLimiter: Sendable {
             counts[user] = left > 0 ? left : nil
         }
     }
-
-    func count(_ user: Int64) -> Int { open.withLock { $0[user] ?? 0 } }
 }

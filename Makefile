@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build test demo bench fuzz install completions docs clean
+.PHONY: all build test demo bench fuzz fuzz-api soak install completions docs clean
 
 all: build
 
@@ -32,6 +32,17 @@ bench:
 # (FUZZ_SECONDS=N to change); see Tests/Fuzz/README.md.
 fuzz:
 	bash Tests/Fuzz/run.sh
+
+# schemathesis (installed from PyPI into .build-fuzz-api/ when missing) against a live
+# nexusd, from docs/openapi.yaml, with and without a token; a few minutes.
+fuzz-api:
+	$(SWIFT) build $(SERVER) --product nexusd
+	bash Tests/scripts/fuzz-api.sh
+
+# 200 tail -f clients, steady senders, nexusd restarted every minute, for 10 minutes
+# (SOAK_SECONDS=N to change); prints the figures (docs/benchmarks.md).
+soak:
+	bash Tests/scripts/soak.sh
 
 # Generated from the command table; tests fail when the committed copies fall behind.
 completions:

@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "nexusd", targets: ["nexusd"]),
         .executable(name: "nexus-bench", targets: ["nexus-bench"]),
+        .executable(name: "nexus-soak", targets: ["nexus-soak"]),
     ],
     dependencies: [
         .package(name: "nexus", path: ".."),
@@ -28,6 +29,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NexusCore", package: "nexus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -46,10 +48,18 @@ let package = Package(
             ]
         ),
         // `make bench`: the speed and memory figures, against the real binaries.
+        // Starting and timing child processes, for nexus-bench and nexus-soak.
+        .target(name: "BenchSupport"),
         .executableTarget(
             name: "nexus-bench",
-            dependencies: [.product(name: "NexusCore", package: "nexus")],
+            dependencies: ["BenchSupport", .product(name: "NexusCore", package: "nexus")],
             // A top-level script of shared state, measured from one thread at a time.
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // `make soak`: 200 tails, steady senders and a nexusd restarted every minute.
+        .executableTarget(
+            name: "nexus-soak",
+            dependencies: ["BenchSupport", .product(name: "NexusCore", package: "nexus")],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
@@ -57,6 +67,7 @@ let package = Package(
             dependencies: [
                 "NexusServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

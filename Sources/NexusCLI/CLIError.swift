@@ -31,12 +31,14 @@ public struct CLIError: Error, Equatable, Sendable {
             self.init(.unavailable, why, hint: "is nexusd running there? Choose another server with --server or $NEXUS_SERVER.")
         case .interrupted(let why):
             self.init(.unavailable, why, hint: "try again; nothing was lost.")
+        case .server(401, "token_expired", _, _):
+            self.init(.auth, "session expired", hint: "run `nexusctl login <email>` for a new one.")
         case .server(401, _, let message, _), .server(403, _, let message, _):
             self.init(.auth, message, hint: "log in with `nexusctl login <email>`.")
         case .server(404, _, let message, _):
             self.init(.notFound, message)
         case .server(429, _, let message, let retryAfter):
-            self.init(.unavailable, message, hint: retryAfter.map { "try again in \($0) s." })
+            self.init(.unavailable, message, hint: retryAfter.map { "the server asks to wait \($0) s (Retry-After); try again then." })
         case .server(let status, _, let message, _) where status >= 500:
             self.init(.server, "the server at \(server) failed: \(message)")
         case .server(_, _, let message, _):

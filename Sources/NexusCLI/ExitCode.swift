@@ -24,10 +24,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .failure: return "failed (for send: the message failed and stays failed until `retry`)"
         case .usage: return "usage error: the command line is wrong"
         case .notFound: return "not found: no such conversation, user or message"
-        case .auth: return "authentication needed or refused: run `nexusctl login`"
+        case .auth: return "authentication needed or refused, or the session expired: run `nexusctl login`"
         case .server: return "server error: nexusd failed or answered something unexpected"
         case .store: return "local store error: a file under $NEXUS_HOME could not be read or written"
-        case .unavailable: return "server unreachable: try again later (for send: the message is queued)"
+        case .unavailable: return "server unreachable, or it asked to wait (429): try again later (for send: the message is queued)"
         }
     }
 }

@@ -154,7 +154,7 @@ private func checkError(_ error: ParseError) {
     case .missingValue(let option, let command), .unexpectedValue(let option, let command):
         check(allOptionNames.contains(option), "error names option '\(option)', which does not exist")
         check(command == "nexusctl" || command.split(separator: " ").allSatisfy { allCommandNames.contains(String($0)) }, "error names command '\(command)'")
-    case .missingArgument(let command, _), .tooManyArguments(let command, _, _):
+    case .missingArgument(let command, _), .tooManyArguments(let command, _, _), .passwordInArguments(let command):
         check(command.split(separator: " ").allSatisfy { allCommandNames.contains(String($0)) }, "error names command '\(command)'")
     }
 }

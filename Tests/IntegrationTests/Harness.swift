@@ -98,11 +98,14 @@ final class TestServer {
     private let out = LineCollector()
     let log = LineCollector()
 
-    init(directory: String? = nil, port: Int = 0, database: String? = nil) throws {
+    init(
+        directory: String? = nil, port: Int = 0, database: String? = nil, logLevel: String = "warning", extraArguments: [String] = []
+    ) throws {
         self.directory = try directory ?? makeTempDir("server")
         self.databasePath = try database ?? Backend.database(for: self.directory)
         process.executableURL = URL(fileURLWithPath: Binaries.nexusd)
-        process.arguments = ["--listen", "127.0.0.1:\(port)", "--db", databasePath, "--bcrypt-cost", "4", "--log-level", "warning"]
+        process.arguments = ["--listen", "127.0.0.1:\(port)", "--db", databasePath, "--bcrypt-cost", "4", "--log-level", logLevel]
+            + extraArguments
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr

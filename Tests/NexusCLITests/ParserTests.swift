@@ -67,6 +67,9 @@ struct ParserTests {
         Failure(args: ["whoami", "--s"], error: .missingValue(option: "server", command: "whoami")),
         Failure(args: ["users", "--s", "x"], error: .ambiguousOption("--s", command: "users", candidates: ["search", "server"])),
         Failure(args: ["--prof"], error: .missingValue(option: "profile", command: "nexusctl")),
+        // Not a prefix of --password-stdin: that would leave the password an argument.
+        Failure(args: ["login", "a@b.c", "--password", "secret"], error: .passwordInArguments(command: "login")),
+        Failure(args: ["register", "a@b.c", "--password=secret"], error: .passwordInArguments(command: "register")),
     ])
     func rejects(_ f: Failure) {
         #expect(throws: f.error) { try parser.parse(f.args) }

@@ -12,7 +12,11 @@ struct APIError: HTTPResponseError {
     var headers: HTTPFields = [:]
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = try JSONEncoder().encode(ErrorResponse(code: code, message: message))
+        // Sorted keys: the same error is the same bytes, so a non-member's 404 can't be told
+        // from an unknown id's by its key order.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = try encoder.encode(ErrorResponse(code: code, message: message))
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
@@ -25,6 +29,15 @@ struct APIError: HTTPResponseError {
     static let unauthorized = APIError(
         status: .unauthorized, code: "unauthorized",
         message: "Missing or invalid token. Log in again with `nexusctl login`.")
+
+    static let tokenExpired = APIError(
+        status: .unauthorized, code: "token_expired",
+        message: "The session has expired. Log in again with `nexusctl login`.")
+
+    /// 429 with `Retry-After`, in whole seconds (at least 1).
+    static func tooManyRequests(_ code: String, _ message: String, retryAfter seconds: Int64) -> APIError {
+        APIError(status: .tooManyRequests, code: code, message: message, headers: [.retryAfter: String(max(1, seconds))])
+    }
 
     static func notFound(_ message: String) -> APIError {
         APIError(status: .notFound, code: "not_found", message: message)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import NexusCore
 import Logging
 import NIOCore
@@ -13,13 +14,18 @@ public struct ServerConfig: Sendable {
     public var databasePath: String
     public var logLevel: Logger.Level
     public var bcryptCost: UInt8
+    public var limits: ServerLimits
 
-    public init(host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10,
+        limits: ServerLimits = ServerLimits()
+    ) {
         self.host = host
         self.port = port
         self.databasePath = databasePath
         self.logLevel = logLevel
         self.bcryptCost = bcryptCost
+        self.limits = limits
     }
 
     /// `$XDG_DATA_HOME/nexusd/nexus.sqlite`, else `~/.local/share/nexusd/nexus.sqlite`.
@@ -51,9 +57,19 @@ public func buildApplication(
         }
         repository = try await SQLiteRepository.open(path: config.databasePath, logger: logger)
     }
-    let services = AppServices(repository: repository, bus: bus, passwords: Passwords(cost: config.bcryptCost), clock: clock)
+    let services = AppServices(
+        repository: repository, bus: bus, passwords: Passwords(cost: config.bcryptCost), limits: config.limits, clock: clock)
+    let limits = config.limits
+    // Header limits and the idle timeout are NIO's and Hummingbird's: a request over them
+    // never reaches the router (docs/protocol.md, "Limits").
+    let http1 = HTTP1Channel.Configuration(
+        idleTimeout: .seconds(limits.idleTimeoutSeconds),
+        httpDecoderConfiguration: .init(
+            maxHeaderFieldSize: limits.maxHeaderFieldBytes, maxHeaderListSize: limits.maxHeaderBytes,
+            maxHeaderFieldCount: limits.maxHeaderCount))
     var app = Application(
         router: buildRouter(services),
+        server: .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
         services: [DatabaseService(services: services)] + (bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in

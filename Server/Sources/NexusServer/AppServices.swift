@@ -13,16 +13,22 @@ struct AppServices: Sendable {
     let presence = Presence()
     let typing = TypingBoard()
     let passwords: Passwords
+    let limits: ServerLimits
+    let logins: LoginLimiter
+    let polls: PollLimiter
     /// The time, from a clock tests can set.
     let clock: @Sendable () -> Timestamp
 
     init(
-        repository: any Repository, bus: (any ClusterBus)? = nil, passwords: Passwords,
+        repository: any Repository, bus: (any ClusterBus)? = nil, passwords: Passwords, limits: ServerLimits = ServerLimits(),
         clock: @escaping @Sendable () -> Timestamp = { .now() }
     ) {
         self.repository = repository
         self.bus = bus
         self.passwords = passwords
+        self.limits = limits
+        self.logins = LoginLimiter(limits)
+        self.polls = PollLimiter(perUser: limits.pollsPerUser)
         self.clock = clock
     }
 
@@ -46,7 +52,8 @@ struct AppServices: Sendable {
         try? await repository.saveLastSeen(times)
     }
 
-    /// The caller's user and token hash, from `Authorization: Bearer …`; 401 otherwise.
+    /// The caller's user and token hash, from `Authorization: Bearer …`; 401 otherwise
+    /// (`token_expired` for a token past its expiry, so the client can say so).
     func authenticate(_ request: Request) async throws -> (user: User, tokenHash: String) {
         // The scheme name is case-insensitive (RFC 9110).
         guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
@@ -57,16 +64,18 @@ struct AppServices: Sendable {
         // With replicas, a logout on another one must shut this one out at once, so
         // every request asks the database.
         let (cached, generation) = bus == nil ? sessions.lookup(hash: hash) : (nil, 0)
-        let user: User
+        let session: StoredSession
         if let cached {
-            user = cached
+            session = cached
         } else {
-            guard let stored = try await repository.user(tokenHash: hash) else { throw APIError.unauthorized }
+            guard let stored = try await repository.session(tokenHash: hash) else { throw APIError.unauthorized }
             if bus == nil { sessions.remember(stored, forHash: hash, generation: generation) }
-            user = stored
+            session = stored
         }
-        presence.touch(user.id, at: clock())
-        return (user, hash)
+        let now = clock()
+        guard now < session.expiresAt else { throw APIError.tokenExpired }
+        presence.touch(session.user.id, at: now)
+        return (session.user, hash)
     }
 
     /// The members of a conversation the caller belongs to; 404 when the caller is not

@@ -3,9 +3,12 @@ import Foundation
 
 struct AppRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
+    /// The peer's IP address, for the per-address login limit; nil in in-process tests.
+    var clientAddress: String?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Large enough for a 64 KiB message escaped as JSON (up to 6 bytes a byte).
@@ -16,6 +19,10 @@ extension Request {
     /// Decodes a JSON body, answering 400 with the decoder's reason when it is not valid.
     func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext, limit: Int? = nil) async throws -> T {
         let buffer = try await body.collect(upTo: limit ?? context.maxUploadSize)
+        if JSONDepth.exceeds(buffer.readableBytesView, ServerLimits.maxJSONDepth) {
+            throw APIError.badRequest(
+                "The request body nests arrays and objects more than \(ServerLimits.maxJSONDepth) deep.", code: "too_deep")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: buffer)
         } catch let DecodingError.keyNotFound(key, _) {
@@ -34,6 +41,37 @@ extension Request {
             throw APIError.badRequest("The query parameter '\(name)' must be a whole number.", code: "invalid_query")
         }
         return value
+    }
+}
+
+/// How deep a JSON text nests, counted before decoding: Foundation's decoder recurses,
+/// and a body of 500,000 brackets would otherwise cost a deep stack before it is refused.
+enum JSONDepth {
+    static func exceeds(_ bytes: some Sequence<UInt8>, _ limit: Int) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return true }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return false
     }
 }
 

@@ -29,8 +29,15 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(help: ArgumentHelp("How long a token from register or login works: seconds, or a number with s, m, h or d.", valueName: "duration"))
+    var tokenTtl = "30d"
+
     @Option(help: ArgumentHelp("bcrypt cost for new password hashes (4 to 31).", visibility: .hidden))
     var bcryptCost: UInt8 = 10
+
+    // API fuzzing asks sync for long waits at random; this keeps each answer quick.
+    @Option(help: ArgumentHelp("Longest sync long poll, in seconds (0 to 60).", visibility: .hidden))
+    var syncWaitCap: Int64 = 60
 
     func validate() throws {
         guard Self.parseListen(listen) != nil else {
@@ -40,6 +47,20 @@ struct Nexusd: AsyncParsableCommand {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
+        guard let ttl = Self.parseDuration(tokenTtl), ttl > 0 else {
+            throw ValidationError("--token-ttl takes a duration such as 3600, 90m, 12h or 30d; got '\(tokenTtl)'")
+        }
+        guard (0...60).contains(syncWaitCap) else { throw ValidationError("--sync-wait-cap must be between 0 and 60") }
+    }
+
+    /// Seconds from "3600", "3600s", "90m", "12h" or "30d".
+    static func parseDuration(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let last = text.last else { return nil }
+        let (digits, unit) = units[last].map { (text.dropLast(), $0) } ?? (text[...], 1)
+        guard let value = Int64(digits), value >= 0 else { return nil }
+        let (seconds, overflow) = value.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : seconds
     }
 
     static func main() async {
@@ -69,9 +90,12 @@ struct Nexusd: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let (host, port) = Self.parseListen(listen)!
+        var limits = ServerLimits()
+        limits.tokenTTLSeconds = Self.parseDuration(tokenTtl)!
+        limits.syncWaitCapSeconds = syncWaitCap
         let config = ServerConfig(
             host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
-            logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost)
+            logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost, limits: limits)
         let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.

@@ -4,25 +4,58 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NexusCore
+import Logging
+import ServiceLifecycle
 import Synchronization
 import Testing
 
 @testable import NexusServer
 
-/// Runs `body` against a fresh nexusd, in-process, on a SQLite file in a fresh temp folder.
+/// A nexusd on port 0 with a SQLite file in a fresh temp folder (the caller removes it).
 /// bcrypt cost 4 keeps registration and login fast.
-@discardableResult
-func withServer<T: Sendable>(
-    clock: @escaping @Sendable () -> Timestamp = { .now() }, _ body: @Sendable (API) async throws -> T
-) async throws -> T {
+private func testConfig(_ limits: ServerLimits) -> (ServerConfig, URL) {
     let folder = FileManager.default.temporaryDirectory
         .appendingPathComponent("nexusd-tests-\(UUID().uuidString)", isDirectory: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
     let config = ServerConfig(
         host: "127.0.0.1", port: 0, databasePath: folder.appendingPathComponent("nexus.sqlite").path,
-        logLevel: .warning, bcryptCost: 4)
+        logLevel: .warning, bcryptCost: 4, limits: limits)
+    return (config, folder)
+}
+
+/// Runs `body` against a fresh nexusd, in-process. `.live` serves on a loopback socket,
+/// for what only a real connection has: a peer address, header parsing, idle time.
+@discardableResult
+func withServer<T: Sendable>(
+    clock: @escaping @Sendable () -> Timestamp = { .now() }, limits: ServerLimits = ServerLimits(),
+    mode: TestingSetup = .router, _ body: @Sendable (API) async throws -> T
+) async throws -> T {
+    let (config, folder) = testConfig(limits)
+    defer { try? FileManager.default.removeItem(at: folder) }
     let app = try await buildApplication(config, clock: clock)
-    return try await app.test(.router) { client in try await body(API(client: client)) }
+    return try await app.test(mode) { client in try await body(API(client: client)) }
+}
+
+/// Runs `body` with the port of a nexusd serving on loopback, for tests that talk over raw
+/// sockets only: the testing framework's own client would not survive the idle timeout.
+func withRawServer<T: Sendable>(limits: ServerLimits, _ body: @Sendable (Int) async throws -> T) async throws -> T {
+    let (config, folder) = testConfig(limits)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+    let app = try await buildApplication(config, onListening: { _, port in listening.yield(port) })
+    let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
+    async let running: Void = group.run()
+    var iterator = ports.makeAsyncIterator()
+    let port = try #require(await iterator.next())
+    do {
+        let result = try await body(port)
+        await group.triggerGracefulShutdown()
+        try await running
+        return result
+    } catch {
+        await group.triggerGracefulShutdown()
+        try? await running
+        throw error
+    }
 }
 
 /// A thin JSON client over the test client: every call names its token explicitly, so a
@@ -44,6 +77,10 @@ struct API: Sendable {
     }
 
     // MARK: Steps most tests take
+
+    func login(_ email: String, password: String = "correct horse") async throws -> TestResponse {
+        try await call(.post, "/v1/login", json: LoginRequest(email: email, password: password))
+    }
 
     func register(_ email: String, password: String = "correct horse", name: String? = nil) async throws -> AuthResponse {
         let response = try await call(.post, "/v1/register", json: RegisterRequest(email: email, password: password, displayName: name))

@@ -21,7 +21,17 @@ enum LoginCommand {
         context.session = try? context.profile.loadSession()
         let api = try context.api()
         api.token = nil
-        let auth = try context.call { api throws(APIError) in try api.login(email: email, password: password) }
+        let auth: AuthResponse
+        do throws(APIError) {
+            auth = try api.login(email: email, password: password)
+        } catch .server(429, _, _, let retryAfter) {
+            let wait = retryAfter.map { "wait \($0) s" } ?? "wait a while"
+            throw CLIError(
+                .unavailable, "too many failed logins for \(email) or from this address; \(wait), then try again",
+                hint: "the server limits failed logins per account and per address; the wait ends by itself.")
+        } catch {
+            throw context.failure(error)
+        }
         return try Accounts.save(auth, context, verb: "Logged in")
     }
 }

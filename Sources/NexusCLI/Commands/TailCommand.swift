@@ -125,7 +125,9 @@ enum TailCommand {
                     context.output.warn("\(error); retrying until the server is back")
                     offline = true
                 }
-                usleep(backoffMs * 1000)
+                // A 429 names its wait; asking again sooner would only be refused again.
+                let askedMs = UInt32(min(max(error.retryAfter ?? 0, 0), 300)) * 1000
+                usleep(max(backoffMs, askedMs) * 1000)
                 backoffMs = min(backoffMs * 2, 5000)
             }
         }

@@ -8,6 +8,8 @@ public enum ParseError: Error, Equatable, Sendable {
     case unexpectedValue(option: String, command: String)
     case missingArgument(command: String, usage: String)
     case tooManyArguments(command: String, extra: String, usage: String)
+    /// `--password` or `--password=…`: a password in argv is readable in the process list.
+    case passwordInArguments(command: String)
 
     public var message: String {
         switch self {
@@ -25,6 +27,8 @@ public enum ParseError: Error, Equatable, Sendable {
             return "'\(command)' needs more arguments"
         case .tooManyArguments(let command, let extra, _):
             return "'\(command)' does not take the argument '\(extra)'"
+        case .passwordInArguments(let command):
+            return "'\(command)' takes no password on the command line, where other users can read it in the process list"
         }
     }
 
@@ -42,6 +46,8 @@ public enum ParseError: Error, Equatable, Sendable {
             return "see 'nexusctl \(command) --help'."
         case .missingArgument(let command, let usage), .tooManyArguments(let command, _, let usage):
             return "usage: nexusctl \(command) \(usage)"
+        case .passwordInArguments:
+            return "leave it out to be asked without echo, or pipe it in with --password-stdin."
         }
     }
 }

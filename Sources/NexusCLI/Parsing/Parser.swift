@@ -73,6 +73,11 @@ public struct Parser: Sendable {
                     inline = String(scalars[scalars.index(after: eq)...])
                     name = String(scalars[..<eq])
                 }
+                // As a prefix it would mean --password-stdin and leave the password as an
+                // argument, to be echoed back in the error.
+                if name == "password", active().contains(where: { $0.name == "password-stdin" }) {
+                    throw .passwordInArguments(command: commandName())
+                }
                 let (option, negated) = try resolve(name, in: active(), command: commandName())
                 if option.takesValue {
                     if let inline {

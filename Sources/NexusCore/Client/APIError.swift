@@ -23,6 +23,12 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// The wait the server asked for with `Retry-After` (a 429 or 503), in seconds.
+    public var retryAfter: Int? {
+        if case .server(_, _, _, let seconds) = self { return seconds }
+        return nil
+    }
+
     /// True when the server could not be reached at all, or the connection broke: the
     /// case where reading from the local cache is the honest answer.
     public var isNetwork: Bool {

@@ -23,9 +23,12 @@ public struct LoginRequest: Codable, Sendable {
 public struct AuthResponse: Codable, Sendable {
     public var token: String
     public var user: User
-    public init(token: String, user: User) {
+    /// When the token stops working; `login` again for a new one.
+    public var expiresAt: Timestamp?
+    public init(token: String, user: User, expiresAt: Timestamp? = nil) {
         self.token = token
         self.user = user
+        self.expiresAt = expiresAt
     }
 }
 

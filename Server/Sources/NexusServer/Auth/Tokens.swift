@@ -36,23 +36,24 @@ enum Tokens {
 /// generation is the one its lookup started under.
 final class SessionCache: Sendable {
     private struct State {
-        var entries: [String: User] = [:]
+        var entries: [String: StoredSession] = [:]
         var generation: UInt64 = 0
     }
 
     private let state = Mutex(State())
     private let capacity = 100_000
 
-    /// The cached user, or the generation to pass to `remember` after a database read.
-    func lookup(hash: String) -> (user: User?, generation: UInt64) {
+    /// The cached session, or the generation to pass to `remember` after a database read.
+    /// An entry keeps its expiry, so the cache never lets a token outlive it.
+    func lookup(hash: String) -> (session: StoredSession?, generation: UInt64) {
         state.withLock { ($0.entries[hash], $0.generation) }
     }
 
-    func remember(_ user: User, forHash hash: String, generation: UInt64) {
+    func remember(_ session: StoredSession, forHash hash: String, generation: UInt64) {
         state.withLock {
             guard $0.generation == generation else { return }
             if $0.entries.count >= capacity { $0.entries.removeAll(keepingCapacity: true) }
-            $0.entries[hash] = user
+            $0.entries[hash] = session
         }
     }
 

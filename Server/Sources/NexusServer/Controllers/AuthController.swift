@@ -34,11 +34,20 @@ struct AuthController {
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(LoginRequest.self, context: context)
         let email = body.email.trimmingSpaces().lowercased()
+        let address = context.clientAddress
+        let now = services.clock()
+        // Checked before bcrypt, so a refused guess costs the server nothing.
+        if let wait = services.logins.admit(account: email, address: address, now: now) {
+            throw APIError.tooManyRequests(
+                "too_many_logins", "Too many failed logins for this account or from this address; try again in \(wait) s.",
+                retryAfter: wait)
+        }
         let credentials = try await services.repository.credentials(email: email)
         let ok = try await services.passwords.verify(body.password, hash: credentials?.passwordHash)
         guard ok, let user = credentials?.user else {
             throw APIError(status: .unauthorized, code: "invalid_credentials", message: "Incorrect email or password.")
         }
+        services.logins.succeeded(account: email, address: address, admittedAt: now)
         return try jsonResponse(try await startSession(for: user))
     }
 
@@ -56,11 +65,14 @@ struct AuthController {
         try jsonResponse(try await services.authenticate(request).user)
     }
 
+    /// A new token, valid for the configured time from now; every login makes one.
     private func startSession(for user: User) async throws -> AuthResponse {
-        services.presence.touch(user.id, at: services.clock())
+        let now = services.clock()
+        services.presence.touch(user.id, at: now)
         let token = Tokens.generate()
-        try await services.repository.createSession(userId: user.id, tokenHash: Tokens.hash(token))
-        return AuthResponse(token: token, user: user)
+        let expiresAt = Timestamp(milliseconds: now.milliseconds + services.limits.tokenTTLSeconds * 1000)
+        try await services.repository.createSession(userId: user.id, tokenHash: Tokens.hash(token), expiresAt: expiresAt)
+        return AuthResponse(token: token, user: user, expiresAt: expiresAt)
     }
 
     static func checkPassword(_ password: String) throws {

@@ -36,7 +36,16 @@ struct SyncController {
         guard (0...Int64(Limits.maxSyncWaitSeconds)).contains(wait) else {
             throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
         }
-        let deadline = ContinuousClock.now + .seconds(wait)
+        if wait > 0 {
+            guard services.polls.acquire(me.id) else {
+                throw APIError.tooManyRequests(
+                    "too_many_polls",
+                    "You already have \(services.limits.pollsPerUser) long polls open; close one or poll without wait.",
+                    retryAfter: 5)
+            }
+        }
+        defer { if wait > 0 { services.polls.release(me.id) } }
+        let deadline = ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds))
         let started = services.clock()
         while true {
             let seen = services.notifier.version(of: me.id)

@@ -199,15 +199,21 @@ final class PostgresRepository: Repository {
         ).map(Self.user)
     }
 
-    func createSession(userId: Int64, tokenHash: String) async throws {
+    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws {
         _ = try await rows(
-            "INSERT INTO sessions (token_hash, user_id, created_at) VALUES (\(tokenHash), \(userId), \(Timestamp.now().milliseconds))")
+            """
+            INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
+            VALUES (\(tokenHash), \(userId), \(Timestamp.now().milliseconds), \(expiresAt.milliseconds))
+            """)
     }
 
-    func user(tokenHash: String) async throws -> User? {
+    func session(tokenHash: String) async throws -> StoredSession? {
         try await rows(
-            "SELECT u.id, u.email, u.display_name, u.last_seen_at FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = \(tokenHash)"
-        ).first.map(Self.user)
+            """
+            SELECT u.id, u.email, u.display_name, u.last_seen_at, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = \(tokenHash)
+            """
+        ).first.map { StoredSession(user: try Self.user($0), expiresAt: Timestamp(milliseconds: try $0["expires_at"].decode(Int64.self))) }
     }
 
     func deleteSession(tokenHash: String) async throws {

@@ -28,7 +28,8 @@ enum PostgresSchema {
             CREATE TABLE sessions (
                 token_hash TEXT PRIMARY KEY,
                 user_id BIGINT NOT NULL REFERENCES users(id),
-                created_at BIGINT NOT NULL
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
             )
             """,
             """

@@ -32,6 +32,12 @@ struct Credentials: Sendable {
     var passwordHash: String
 }
 
+/// Who a token belongs to, and when it stops working.
+struct StoredSession: Sendable {
+    var user: User
+    var expiresAt: Timestamp
+}
+
 /// Everything nexusd stores, behind one protocol so each database backend is one
 /// implementation of it. Conversation reads take the viewer and answer nil for a
 /// non-member, so no controller can forget the membership check.
@@ -45,8 +51,9 @@ protocol Repository: Sendable {
     func users(excluding viewer: Int64, search: String?) async throws -> [User]
     func user(email: String) async throws -> User?
 
-    func createSession(userId: Int64, tokenHash: String) async throws
-    func user(tokenHash: String) async throws -> User?
+    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws
+    /// The session of a token, expired or not (the caller tells an expired token apart).
+    func session(tokenHash: String) async throws -> StoredSession?
     func deleteSession(tokenHash: String) async throws
 
     /// The direct conversation of the two users, created if it does not exist yet.

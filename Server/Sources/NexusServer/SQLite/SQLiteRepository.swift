@@ -119,20 +119,25 @@ final class SQLiteRepository: Repository {
         return try await read(sql, binds).map(Self.user)
     }
 
-    func createSession(userId: Int64, tokenHash: String) async throws {
+    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws {
         let now = Int(Timestamp.now().milliseconds)
         _ = try await writer.perform { db in
             try await db.query(
-                "INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                [.text(tokenHash), .integer(Int(userId)), .integer(now)])
+                "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                [.text(tokenHash), .integer(Int(userId)), .integer(now), .integer(Int(expiresAt.milliseconds))])
         }
     }
 
-    func user(tokenHash: String) async throws -> User? {
+    func session(tokenHash: String) async throws -> StoredSession? {
         try await read(
-            "SELECT u.id, u.email, u.display_name FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?",
+            """
+            SELECT u.id, u.email, u.display_name, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = ?
+            """,
             [.text(tokenHash)]
-        ).first.map(Self.user)
+        ).first.map { row in
+            StoredSession(user: Self.user(row), expiresAt: Timestamp(milliseconds: Int64(row.column("expires_at")?.integer ?? 0)))
+        }
     }
 
     func deleteSession(tokenHash: String) async throws {

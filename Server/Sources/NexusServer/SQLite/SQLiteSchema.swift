@@ -90,5 +90,10 @@ enum SQLiteSchema {
             """,
             "CREATE INDEX receipts_by_member ON receipts(conversation_id, user_id, kind, seq)",
         ],
+        // Tokens expire. Tokens from before this migration get 30 days from their creation.
+        [
+            "ALTER TABLE sessions ADD COLUMN expires_at INTEGER",
+            "UPDATE sessions SET expires_at = created_at + 2592000000",  // 30 days in ms
+        ],
     ]
 }

@@ -5,13 +5,18 @@ import Glibc
 
 /// A child process started with posix_spawn, waited for with wait4, so the timings carry
 /// no Foundation run-loop overhead and the peak memory comes from the kernel.
-struct Spawned {
-    var pid: pid_t
+public struct Spawned: Sendable {
+    public var pid: pid_t
     /// The read end of the child's stdout, when captured.
-    var stdout: Int32?
+    public var stdout: Int32?
 }
 
-func spawn(_ path: String, _ args: [String], env: [String: String], captureStdout: Bool = false, stdinText: String? = nil) -> Spawned {
+/// Starts `path`; its stdout goes to a pipe (`captureStdout`), to the file `stdoutPath`
+/// (appended to), or to /dev/null.
+public func spawn(
+    _ path: String, _ args: [String], env: [String: String], captureStdout: Bool = false, stdoutPath: String? = nil,
+    stdinText: String? = nil
+) -> Spawned {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -22,7 +27,7 @@ func spawn(_ path: String, _ args: [String], env: [String: String], captureStdou
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_addclose(&actions, outPipe[0])
     } else {
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
     }
     if stdinText != nil {
         pipe(&inPipe)
@@ -51,21 +56,21 @@ func spawn(_ path: String, _ args: [String], env: [String: String], captureStdou
 }
 
 /// Waits for the child; returns its exit status and peak resident memory in KiB.
-func reap(_ child: Spawned) -> (status: Int32, maxRSSKiB: Int) {
+public func reap(_ child: Spawned) -> (status: Int32, maxRSSKiB: Int) {
     var status: Int32 = 0
     var usage = rusage()
     while wait4(child.pid, &status, 0, &usage) < 0 && errno == EINTR {}
     return ((status >> 8) & 0xff, Int(usage.ru_maxrss))
 }
 
-func now() -> Double {
+public func now() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// Runs a command to completion `runs` times; wall times in ms and the peak RSS.
-func timeCommand(_ path: String, _ args: [String], env: [String: String], runs: Int, stdinText: String? = nil,
+public func timeCommand(_ path: String, _ args: [String], env: [String: String], runs: Int, stdinText: String? = nil,
                  expectStatus: Int32 = 0) -> (ms: [Double], maxRSSKiB: Int) {
     var times: [Double] = []
     var peak = 0
@@ -80,7 +85,7 @@ func timeCommand(_ path: String, _ args: [String], env: [String: String], runs: 
     return (times, peak)
 }
 
-func percentile(_ values: [Double], _ p: Double) -> Double {
+public func percentile(_ values: [Double], _ p: Double) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
     let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))

@@ -1,0 +1,25 @@
+/// The server's resource bounds, in one place; docs/protocol.md ("Limits") lists them.
+/// Tests shrink them to reach a limit quickly.
+public struct ServerLimits: Sendable {
+    /// How long a token from register or login works.
+    public var tokenTTLSeconds: Int64 = 30 * 86_400
+    /// Failed logins allowed within `loginWindowSeconds`, per account and per address.
+    public var loginFailuresPerAccount = 5
+    public var loginFailuresPerAddress = 20
+    public var loginWindowSeconds: Int64 = 15 * 60
+    /// Long polls (`sync` with `wait` > 0) one user may hold open at once.
+    public var pollsPerUser = 16
+    /// Caps `sync`'s `wait` below the protocol's 60 s; only API fuzzing lowers it.
+    public var syncWaitCapSeconds: Int64 = 60
+    /// A connection with no request in progress and no bytes for this long is closed.
+    public var idleTimeoutSeconds: Int64 = 75
+    /// Request headers, all together, and any one of them.
+    public var maxHeaderBytes = 16 * 1024
+    public var maxHeaderFieldBytes = 8 * 1024
+    public var maxHeaderCount = 100
+
+    public init() {}
+
+    /// Arrays and objects inside one another in a request body; our bodies need 3.
+    public static let maxJSONDepth = 32
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NexusCore
+import Testing
+
+@testable import NexusServer
+
+/// Every endpoint that takes a conversation (or one of its messages), called by every kind
+/// of caller. Members get their answer; non-members get exactly what an unknown id gets,
+/// so they learn nothing; the rest get 401, an expired token with its own code.
+struct AuthorizationMatrixTests {
+    enum Caller: String, CaseIterable, Sendable {
+        case member, nonMember, loggedOut, revoked, expired
+    }
+
+    struct Endpoint: Sendable, CustomTestStringConvertible {
+        var method: HTTPTypes.HTTPRequest.Method
+        /// `{c}` is the conversation id, `{m}` the id of a message in it.
+        var path: String
+        var body: String? = nil
+        var memberStatus: HTTPTypes.HTTPResponse.Status
+        /// The non-member's answer when it is not a plain 404 `not_found`.
+        var nonMemberCode = "not_found"
+        var testDescription: String { "\(method) \(path)" }
+    }
+
+    static let endpoints: [Endpoint] = [
+        Endpoint(method: .get, path: "/v1/conversations/{c}", memberStatus: .ok),
+        Endpoint(method: .post, path: "/v1/conversations/{c}/messages", body: #"{"localId":"matrix-1","text":"hi"}"#, memberStatus: .created),
+        Endpoint(method: .get, path: "/v1/conversations/{c}/messages", memberStatus: .ok),
+        Endpoint(method: .get, path: "/v1/conversations/{c}/messages?beforeId={m}", memberStatus: .ok),
+        Endpoint(method: .post, path: "/v1/conversations/{c}/receipts", body: #"{"read":1}"#, memberStatus: .ok),
+        Endpoint(method: .post, path: "/v1/conversations/{c}/typing", memberStatus: .ok),
+        Endpoint(method: .get, path: "/v1/sync?conversation={c}", memberStatus: .ok),
+        Endpoint(method: .get, path: "/v1/sync?conversation={c}&last=5", memberStatus: .ok),
+        Endpoint(method: .get, path: "/v1/messages/{m}/status", memberStatus: .ok, nonMemberCode: "message_not_found"),
+    ]
+
+    /// The whole matrix for one endpoint. The expired token and the revoked one belong to a
+    /// member, so only the token itself can be what refuses them.
+    @Test(arguments: endpoints)
+    func matrix(_ endpoint: Endpoint) async throws {
+        let clock = TestClock()
+        var limits = ServerLimits()
+        limits.tokenTTLSeconds = 3600
+        try await withServer(clock: clock.read, limits: limits) { api in
+            let bob = try await api.register("bob@example.com")
+            _ = try await api.register("alice@example.com")
+            _ = try await api.register("carol@example.com")
+            let expired = bob.token
+            clock.advance(seconds: 3601)
+            let alice = try decode(AuthResponse.self, try await api.login("alice@example.com"))
+            let bobNow = try decode(AuthResponse.self, try await api.login("bob@example.com"))
+            let carol = try decode(AuthResponse.self, try await api.login("carol@example.com"))
+            let revoked = try decode(AuthResponse.self, try await api.login("bob@example.com")).token
+            #expect(try await api.call(.post, "/v1/logout", token: revoked).status == .noContent)
+
+            let conversation = try await api.openDirect(alice.token, with: "bob@example.com").conversation.id
+            let message = try await api.send(alice.token, to: conversation, localId: "first").response.message.id
+            let path = endpoint.path.replacingOccurrences(of: "{c}", with: "\(conversation)")
+                .replacingOccurrences(of: "{m}", with: "\(message)")
+
+            for caller in Caller.allCases {
+                let token: String? = switch caller {
+                case .member: bobNow.token
+                case .nonMember: carol.token
+                case .loggedOut: nil
+                case .revoked: revoked
+                case .expired: expired
+                }
+                let response = try await api.call(endpoint.method, path, token: token, raw: endpoint.body)
+                switch caller {
+                case .member:
+                    #expect(response.status == endpoint.memberStatus, "member: \(response.text)")
+                case .nonMember:
+                    try expectError(response, .notFound, code: endpoint.nonMemberCode)
+                case .loggedOut, .revoked:
+                    try expectError(response, .unauthorized, code: "unauthorized")
+                case .expired:
+                    try expectError(response, .unauthorized, code: "token_expired")
+                }
+            }
+
+            // Learn nothing: a non-member's answer is the very answer for an id that does not exist.
+            let unknown = endpoint.path.replacingOccurrences(of: "{c}", with: "999999").replacingOccurrences(of: "{m}", with: "999999")
+            let forCarol = try await api.call(endpoint.method, path, token: carol.token, raw: endpoint.body)
+            let forNothing = try await api.call(endpoint.method, unknown, token: carol.token, raw: endpoint.body)
+            #expect(forCarol.status == forNothing.status)
+            #expect(forCarol.text == forNothing.text)
+        }
+    }
+
+    /// A batch item for a conversation the caller is not in is rejected with the same 404,
+    /// and the conversation list never shows it.
+    @Test func nonMembersSeeNothingInBatchesOrLists() async throws {
+        try await withServer { api in
+            let (_, _, conversation) = try await api.pair()
+            let carol = try await api.register("carol@example.com")
+            let batch = try await api.call(
+                .post, "/v1/messages/batch", token: carol.token,
+                json: BatchSendRequest(messages: [BatchItem(conversationId: conversation, localId: "x", text: "sneaky")]))
+            #expect(batch.status == .ok)
+            let result = try #require(try decode(BatchSendResponse.self, batch).results.first)
+            #expect(result.status == .rejected)
+            #expect(result.httpStatus == 404)
+            #expect(result.error?.code == "not_found")
+            let list = try decode(ConversationsResponse.self, try await api.call(.get, "/v1/conversations", token: carol.token))
+            #expect(list.conversations.isEmpty)
+            #expect(try await api.sync(carol.token, query: "after=0").events.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection to a live test server, for what an HTTP client library would
+/// not send or would hide: oversized headers, a silent connection, the server's close.
+final class RawConnection: @unchecked Sendable {
+    private let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { close(fd); throw RawConnectionError("connect failed: errno \(errno)") }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            sent += n
+        }
+    }
+
+    /// Everything the server sends until it closes the connection, or nil when it is still
+    /// open after `timeout` seconds. The blocking reads run on a thread of their own: on
+    /// the concurrency pool they would starve the in-process servers of other tests.
+    func readUntilClosed(timeout: Double) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.blockingRead(timeout: timeout)) }.start()
+        }
+    }
+
+    private func blockingRead(timeout: Double) -> String? {
+        var tv = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 { return String(decoding: data, as: UTF8.self) }
+            if n > 0 { data += buffer[0..<n] } else if errno != EAGAIN && errno != EWOULDBLOCK { return String(decoding: data, as: UTF8.self) }
+        }
+        return nil
+    }
+}
+
+struct RawConnectionError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -3,11 +3,11 @@
 # docs/openapi.yaml: every operation, once with a valid token and once with none.
 # The bar: no 5xx, nexusd still running at the end, and every answer conforming to the
 # spec (status, content type, headers, body schema). Bounded: FUZZ_API_EXAMPLES test
-# cases per operation (default 100) and FUZZ_API_SECONDS per run (default 150).
+# cases per operation (default 100) and FUZZ_API_SECONDS per run (default 90): about 5 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 examples=${FUZZ_API_EXAMPLES:-100}
-seconds=${FUZZ_API_SECONDS:-150}
+seconds=${FUZZ_API_SECONDS:-90}
 venv=$PWD/.build-fuzz-api/venv
 st=$venv/bin/st
 if [ ! -x "$st" ]; then

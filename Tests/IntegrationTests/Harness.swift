@@ -88,6 +88,21 @@ enum Backend {
     }
 }
 
+extension Backend {
+    /// Everything a database holds, as bytes to search: the SQLite file and its WAL, or a
+    /// pg_dump of the PostgreSQL database.
+    static func contents(of database: String) throws -> Data {
+        guard postgres != nil else {
+            return [database, database + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+        }
+        let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql"
+        let pgDump = psql.hasSuffix("/psql") ? String(psql.dropLast(4)) + "pg_dump" : "pg_dump"
+        let dump = try runTool(pgDump, ["--data-only", database])
+        guard dump.code == 0 else { throw HarnessError("pg_dump failed: \(dump.err)") }
+        return Data(dump.out.utf8)
+    }
+}
+
 /// A real nexusd on a free loopback port with its own database (see Backend), or
 /// sharing one with other replicas when `database` is given.
 final class TestServer {

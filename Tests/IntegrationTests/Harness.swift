@@ -166,10 +166,21 @@ func runTool(_ executable: String, _ arguments: [String]) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [executable] + arguments
-    let out = Pipe(), err = Pipe()
+    return try runToEnd(process)
+}
+
+/// Starts `process`, writes `stdin` to it (or nothing), and gathers what it prints until it exits.
+func runToEnd(_ process: Process, stdin: String? = nil) throws -> Result {
+    let out = Pipe(), err = Pipe(), input = Pipe()
     process.standardOutput = out
     process.standardError = err
+    process.standardInput = input
     try process.run()
+    // A child that exits without reading its stdin must not take the test runner down.
+    signal(SIGPIPE, SIG_IGN)
+    if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // stderr on another thread, so neither pipe can fill up and stall the child.
     let errBox = DataBox()
     let group = DispatchGroup()
     DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
@@ -242,25 +253,7 @@ struct User {
         process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
         process.arguments = args
         process.environment = environment
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        // A child that exits without reading its stdin must not take the test runner down.
-        signal(SIGPIPE, SIG_IGN)
-        if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        // stderr on another thread, so neither pipe can fill up and stall the child.
-        let errBox = DataBox()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(
-            code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-            err: String(decoding: errBox.data, as: UTF8.self))
+        return try runToEnd(process, stdin: stdin)
     }
 
     /// Starts a long-running command such as `tail -f`; stop it with `terminate()`.

@@ -189,7 +189,7 @@ final class PostgresRepository: Repository {
         }
         // No stored name can hold U+0000, and PostgreSQL refuses it in a pattern.
         if search.contains("\u{0}") { return [] }
-        let pattern = "%" + Self.escapeLike(search) + "%"
+        let pattern = "%" + escapeLikePattern(search) + "%"
         return try await rows(
             """
             SELECT id, email, display_name, last_seen_at FROM users
@@ -551,15 +551,6 @@ final class PostgresRepository: Repository {
 
     private static func lastMessage(_ row: PostgresRandomAccessRow) throws -> Message? {
         try row["m_id"].decode(Int64?.self) == nil ? nil : try message(row, prefix: "m_")
-    }
-
-    private static func escapeLike(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
-            out.append(c)
-        }
-        return out
     }
 }
 

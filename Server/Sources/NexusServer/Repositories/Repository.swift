@@ -94,3 +94,14 @@ protocol Repository: Sendable {
     /// read so that nothing falls between them.
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64)
 }
+
+/// `s` with LIKE's wildcards and the escape character itself escaped by a backslash, for
+/// a pattern written with `ESCAPE '\'`; both backends search the directory this way.
+func escapeLikePattern(_ s: String) -> String {
+    var out = ""
+    for c in s {
+        if c == "%" || c == "_" || c == "\\" { out.append("\\") }
+        out.append(c)
+    }
+    return out
+}

@@ -112,7 +112,7 @@ final class SQLiteRepository: Repository {
         var binds: [SQLiteData] = [.integer(Int(viewer))]
         if let search, !search.isEmpty {
             sql += " AND (display_name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')"
-            let pattern = "%" + Self.escapeLike(search) + "%"
+            let pattern = "%" + escapeLikePattern(search) + "%"
             binds += [.text(pattern), .text(pattern)]
         }
         sql += " ORDER BY display_name COLLATE NOCASE, id LIMIT 1000"
@@ -502,15 +502,6 @@ final class SQLiteRepository: Repository {
             id: int("id"), conversationId: int("conversation_id"), seq: int("seq"), senderId: int("sender_id"),
             localId: row.column(prefix + "local_id")?.string ?? "", text: row.column(prefix + "text")?.string ?? "",
             sentAt: Timestamp(milliseconds: int("sent_at")))
-    }
-
-    private static func escapeLike(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
-            out.append(c)
-        }
-        return out
     }
 }
 

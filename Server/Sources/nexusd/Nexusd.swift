@@ -12,7 +12,8 @@ struct Nexusd: AsyncParsableCommand {
         commandName: "nexusd",
         abstract: "The Nexus sync server.",
         discussion: """
-            Serves the /v1 HTTP API that nexusctl syncs with, on an embedded SQLite database.
+            Serves the /v1 HTTP API that nexusctl syncs with, on an embedded SQLite database,
+            or as one of several replicas on a PostgreSQL database (--db postgres://…).
             It prints "nexusd listening on http://HOST:PORT" on stdout once it accepts connections,
             logs to stderr, and stops gracefully on SIGTERM or SIGINT.
             """,

@@ -27,7 +27,9 @@ echo "== alice opens a conversation with bob"
 alice new bob@example.com
 
 echo "== bob starts tailing; alice sends"
-bob tail -f alice@example.com > "$work/bob-tail.txt" 2> "$work/bob-tail.err" &
+# Started directly, not through the bob function, so $! is nexusctl itself and the
+# trap stops it (a function in the background runs in a subshell of its own).
+NEXUS_HOME="$work/bob" "$ctl" tail -f alice@example.com > "$work/bob-tail.txt" 2> "$work/bob-tail.err" &
 tail_pid=$!
 sleep 0.5
 alice send bob@example.com "Hi Bob! Are you there?"

@@ -174,6 +174,30 @@ struct ReplicaTests {
         #expect(texts == (0..<total).map { "m \($0)" })
     }
 
+    @Test func typingReceiptsAndLogoutReachTheOtherReplica() throws {
+        let (a, b) = try replicas()
+        let alice = try User("alice", server: a.url)
+        let bob = try User("bob", server: b.url)
+        try alice.register()
+        try bob.register()
+        #expect(try alice.run(["send", bob.email, "ping"]).code == 0)
+        let (tail, out, err) = try alice.spawn(["tail", "-f", "--json", "-n", "0"])
+        defer { tail.terminate() }
+        Thread.sleep(forTimeInterval: 0.3)
+
+        // Typing lives in each replica's memory: it crosses over on the bus.
+        #expect(try bob.run(["typing", alice.email]).code == 0)
+        #expect(out.wait { _ in jsonLines(out.text).contains { $0["type"] as? String == "typing" } }, "\(out.text) \(err.text)")
+        #expect(try bob.run(["read", alice.email]).code == 0)
+        #expect(out.wait { _ in jsonLines(out.text).contains { $0["type"] as? String == "receipt" && $0["kind"] as? String == "read" } })
+
+        // A logout through B shuts the token out of A at once, although A has just seen it work.
+        let viaA = NexusAPI(address: try ServerAddress(parsing: a.url), token: try bob.api().token)
+        #expect(try viaA.me().email == bob.email)
+        #expect(try bob.run(["logout"]).code == 0)
+        #expect(throws: APIError.self) { try viaA.me() }
+    }
+
     @Test func theSameLocalIdSentToBothReplicasAtOnceMakesOneMessage() throws {
         let (a, b) = try replicas()
         let alice = try User("alice", server: a.url)

@@ -161,26 +161,20 @@ public final class NexusAPI {
     private func raw(_ method: String, _ path: String, body: [UInt8]?, timeoutMs: Int32 = 30_000) throws(APIError) -> HTTPResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
-        var response: HTTPResponse?
         var failovers = 0
-        while response == nil {
+        while true {
+            let response: HTTPResponse
             do {
                 response = try http.request(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
             } catch {
-                switch error {
-                case .unreachable, .connectionLost:
-                    if failovers + 1 < addresses.count {
-                        failovers += 1
-                        current = (current + 1) % addresses.count
-                        http = HTTPClient(address: address)
-                        continue
-                    }
-                default: break
-                }
-                throw Self.apiError(error, address: address)
+                guard error.serverGone, failovers + 1 < addresses.count else { throw Self.apiError(error, address: address) }
+                failovers += 1
+                current = (current + 1) % addresses.count
+                http = HTTPClient(address: address)
+                continue
             }
+            return try check(response)
         }
-        return try check(response!)
     }
 
     private static func apiError(_ error: HTTPClientError, address: ServerAddress) -> APIError {

@@ -23,6 +23,14 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     case timedOut
     case malformedResponse(String)
 
+    /// Nothing answered, or the connection broke: another replica may answer instead.
+    public var serverGone: Bool {
+        switch self {
+        case .unreachable, .connectionLost: return true
+        case .timedOut, .malformedResponse: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .unreachable(let why): return why

@@ -70,16 +70,10 @@ extension ServerAddress {
     /// One URL, or several separated by commas: replicas of one service, which a client
     /// tries in order when one cannot be reached (see NexusAPI).
     public static func list(parsing text: String) throws(ParseError) -> [ServerAddress] {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: " ") }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces() }
         guard !parts.contains(where: \.isEmpty) else { throw .invalid(text) }
         var addresses: [ServerAddress] = []
         for part in parts { addresses.append(try ServerAddress(parsing: part)) }
         return addresses
-    }
-}
-
-private extension Substring {
-    func trimmingCharacters(in set: Character) -> String {
-        String(drop { $0 == set }.reversed().drop { $0 == set }.reversed())
     }
 }

@@ -378,22 +378,17 @@ final class PostgresRepository: Repository {
                 """, logger: logger
             ).collect().first?.makeRandomAccess()
             guard let current else { return [] }
-            let last = try current["last_seq"].decode(Int64.self)
-            let currentDelivered = try current["delivered_seq"].decode(Int64.self)
-            let currentRead = try current["read_seq"].decode(Int64.self)
-            let newRead = min(last, max(currentRead, read ?? 0))
-            let newDelivered = min(last, max(currentDelivered, delivered ?? 0, newRead))
-            var moved: [Receipt] = []
-            if newDelivered > currentDelivered { moved.append(Receipt(userId: userId, kind: .delivered, seq: newDelivered, at: now)) }
-            if newRead > currentRead { moved.append(Receipt(userId: userId, kind: .read, seq: newRead, at: now)) }
-            guard !moved.isEmpty else { return [] }
+            let marks = AdvancedMarks(
+                lastSeq: try current["last_seq"].decode(Int64.self), delivered: try current["delivered_seq"].decode(Int64.self),
+                read: try current["read_seq"].decode(Int64.self), asked: (delivered, read), userId: userId, at: now)
+            guard !marks.moved.isEmpty else { return [] }
             try await c.query(
                 """
-                UPDATE members SET delivered_seq = \(newDelivered), read_seq = \(newRead)
+                UPDATE members SET delivered_seq = \(marks.delivered), read_seq = \(marks.read)
                 WHERE conversation_id = \(conversationId) AND user_id = \(userId)
                 """, logger: logger)
             var events: [(conversationId: Int64, type: String, refId: Int64)] = []
-            for r in moved {
+            for r in marks.moved {
                 let id = try await c.query(
                     """
                     INSERT INTO receipts (conversation_id, user_id, kind, seq, at)
@@ -403,7 +398,7 @@ final class PostgresRepository: Repository {
                 events.append((conversationId, "receipt", id))
             }
             try await self.appendEvents(events, on: c)
-            return moved
+            return marks.moved
         }
     }
 

@@ -95,6 +95,24 @@ protocol Repository: Sendable {
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64)
 }
 
+/// A member's watermarks moved forward by a receipts request: read implies delivered,
+/// neither goes back or past the conversation's last seq. `moved` holds a receipt for each
+/// mark that moved, the ones both backends store and put in the feed.
+struct AdvancedMarks {
+    var delivered: Int64
+    var read: Int64
+    var moved: [Receipt]
+
+    init(lastSeq: Int64, delivered current: Int64, read currentRead: Int64, asked: (delivered: Int64?, read: Int64?),
+         userId: Int64, at now: Timestamp) {
+        read = min(lastSeq, max(currentRead, asked.read ?? 0))
+        delivered = min(lastSeq, max(current, asked.delivered ?? 0, read))
+        moved = []
+        if delivered > current { moved.append(Receipt(userId: userId, kind: .delivered, seq: delivered, at: now)) }
+        if read > currentRead { moved.append(Receipt(userId: userId, kind: .read, seq: read, at: now)) }
+    }
+}
+
 /// `s` with LIKE's wildcards and the escape character itself escaped by a backslash, for
 /// a pattern written with `ESCAPE '\'`; both backends search the directory this way.
 func escapeLikePattern(_ s: String) -> String {

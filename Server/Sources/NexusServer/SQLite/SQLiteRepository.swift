@@ -309,19 +309,14 @@ final class SQLiteRepository: Repository {
                 WHERE mb.conversation_id = ? AND mb.user_id = ?
                 """, [.integer(Int(conversationId)), .integer(Int(userId))])
             guard let row = rows.first else { return [] }
-            let last = Int64(row.column("last_seq")?.integer ?? 0)
-            let currentDelivered = Int64(row.column("delivered_seq")?.integer ?? 0)
-            let currentRead = Int64(row.column("read_seq")?.integer ?? 0)
-            let newRead = min(last, max(currentRead, read ?? 0))
-            let newDelivered = min(last, max(currentDelivered, delivered ?? 0, newRead))
-            var moved: [Receipt] = []
-            if newDelivered > currentDelivered { moved.append(Receipt(userId: userId, kind: .delivered, seq: newDelivered, at: now)) }
-            if newRead > currentRead { moved.append(Receipt(userId: userId, kind: .read, seq: newRead, at: now)) }
-            guard !moved.isEmpty else { return [] }
+            let marks = AdvancedMarks(
+                lastSeq: Int64(row.column("last_seq")?.integer ?? 0), delivered: Int64(row.column("delivered_seq")?.integer ?? 0),
+                read: Int64(row.column("read_seq")?.integer ?? 0), asked: (delivered, read), userId: userId, at: now)
+            guard !marks.moved.isEmpty else { return [] }
             _ = try await db.query(
                 "UPDATE members SET delivered_seq = ?, read_seq = ? WHERE conversation_id = ? AND user_id = ?",
-                [.integer(Int(newDelivered)), .integer(Int(newRead)), .integer(Int(conversationId)), .integer(Int(userId))])
-            for r in moved {
+                [.integer(Int(marks.delivered)), .integer(Int(marks.read)), .integer(Int(conversationId)), .integer(Int(userId))])
+            for r in marks.moved {
                 let inserted = try await db.query(
                     "INSERT INTO receipts (conversation_id, user_id, kind, seq, at) VALUES (?, ?, ?, ?, ?) RETURNING id",
                     [.integer(Int(conversationId)), .integer(Int(userId)), .text(r.kind.rawValue), .integer(Int(r.seq)),
@@ -330,7 +325,7 @@ final class SQLiteRepository: Repository {
                     "INSERT INTO events (conversation_id, type, ref_id) VALUES (?, 'receipt', ?)",
                     [.integer(Int(conversationId)), .integer(inserted.first?.column("id")?.integer ?? 0)])
             }
-            return moved
+            return marks.moved
         }
     }
 

@@ -8,7 +8,9 @@ struct AppServices: Sendable {
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     let bus: (any ClusterBus)?
     let notifier = FeedNotifier()
-    let sessions = SessionCache()
+    /// Tokens already checked. None with replicas: a logout on another one must shut
+    /// this one out at once, so every request asks the database.
+    let sessions: SessionCache?
     let membership = MembershipCache()
     let presence = Presence()
     let typing = TypingBoard()
@@ -25,6 +27,7 @@ struct AppServices: Sendable {
     ) {
         self.repository = repository
         self.bus = bus
+        self.sessions = bus == nil ? SessionCache() : nil
         self.passwords = passwords
         self.limits = limits
         self.logins = LoginLimiter(limits)
@@ -61,15 +64,13 @@ struct AppServices: Sendable {
             throw APIError.unauthorized
         }
         let hash = Tokens.hash(String(header.dropFirst(7)).trimmingSpaces())
-        // With replicas, a logout on another one must shut this one out at once, so
-        // every request asks the database.
-        let (cached, generation) = bus == nil ? sessions.lookup(hash: hash) : (nil, 0)
+        let (cached, generation) = sessions?.lookup(hash: hash) ?? (nil, 0)
         let session: StoredSession
         if let cached {
             session = cached
         } else {
             guard let stored = try await repository.session(tokenHash: hash) else { throw APIError.unauthorized }
-            if bus == nil { sessions.remember(stored, forHash: hash, generation: generation) }
+            sessions?.remember(stored, forHash: hash, generation: generation)
             session = stored
         }
         let now = clock()

@@ -55,9 +55,9 @@ struct AuthController {
         let (_, hash) = try await services.authenticate(request)
         // Forget before and after the delete: a lookup racing with this logout can then
         // cache the token neither from a read before the delete nor after it.
-        services.sessions.forget(hash: hash)
+        services.sessions?.forget(hash: hash)
         try await services.repository.deleteSession(tokenHash: hash)
-        services.sessions.forget(hash: hash)
+        services.sessions?.forget(hash: hash)
         return Response(status: .noContent)
     }
 

@@ -65,10 +65,13 @@ func makeUser(_ name: String, server: String? = nil) -> (NexusAPI, User, String)
     return (api, auth.user, home)
 }
 
-/// Sends 200 messages through `sender` while a real `tail -f --json` (run with `tailEnv`)
-/// follows the conversation; returns each message's latency from the send's
-/// acknowledgement, and from its request, to the line the tail printed (ms).
-func deliveryLatencies(sender: NexusAPI, conversation: Int64, tailEnv: [String: String]) -> (acked: [Double], requested: [Double]) {
+/// Sends 200 messages through `sender` while a real `tail -f --json` (of the profile in
+/// `tailHome`, talking to `tailServer`) follows the conversation; returns each message's
+/// latency from the send's acknowledgement, and from its request, to the line the tail printed (ms).
+func deliveryLatencies(sender: NexusAPI, conversation: Int64, tailHome: String, tailServer: String) -> (acked: [Double], requested: [Double]) {
+    var tailEnv = baseEnv
+    tailEnv["NEXUS_HOME"] = tailHome
+    tailEnv["NEXUS_SERVER"] = tailServer
     let tailer = spawn(nexusctl, ["tail", "-f", "--json", "-n", "0", String(conversation)], env: tailEnv, captureStdout: true)
     let lock = NSLock()
     final class Times: @unchecked Sendable { var printedAt: [String: Double] = [:] }
@@ -165,10 +168,7 @@ report("nexusctl peak memory (send, tail -n 50)", String(format: "%.1f MiB", Dou
 // MARK: 2. delivery latency to a running tail -f
 
 do {
-    var tailEnv = baseEnv
-    tailEnv["NEXUS_HOME"] = bobHome
-    tailEnv["NEXUS_SERVER"] = url
-    let (latencies, endToEnd) = deliveryLatencies(sender: aliceAPI, conversation: conversation, tailEnv: tailEnv)
+    let (latencies, endToEnd) = deliveryLatencies(sender: aliceAPI, conversation: conversation, tailHome: bobHome, tailServer: url)
     let p50 = percentile(latencies, 50), p99 = percentile(latencies, 99)
     report("delivery latency ack → tail -f prints, p50 (200 msgs)", ms(p50), target: "≤ 5 ms", ok: p50 <= 5)
     report("delivery latency ack → tail -f prints, p99 (200 msgs)", ms(p99), target: "≤ 20 ms", ok: p99 <= 20)
@@ -342,10 +342,7 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
     let (_, reader, readerHome) = makeUser("pg-bob", server: urlA)
     let pgConversation = try! senderAPI.openDirect(with: reader.email).conversation.id
 
-    var tailEnv = baseEnv
-    tailEnv["NEXUS_HOME"] = readerHome
-    tailEnv["NEXUS_SERVER"] = urlA
-    let (acked, _) = deliveryLatencies(sender: senderAPI, conversation: pgConversation, tailEnv: tailEnv)
+    let (acked, _) = deliveryLatencies(sender: senderAPI, conversation: pgConversation, tailHome: readerHome, tailServer: urlA)
     let p50 = percentile(acked, 50), p99 = percentile(acked, 99)
     report("PostgreSQL: send through replica B → tail -f on A prints, p50 (200 msgs)", ms(p50), target: "≤ 10 ms", ok: p50 <= 10)
     report("PostgreSQL: send through replica B → tail -f on A prints, p99 (200 msgs)", ms(p99), target: "≤ 50 ms", ok: p99 <= 50)

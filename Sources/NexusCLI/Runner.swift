@@ -19,7 +19,12 @@ public enum NexusCLI {
             // The shell completion scripts' back end: candidates, one a line.
             let name = profileName(flag: nil, environment: environment, config: try? Config.load(environment: environment))
             let profile = Profile(name: name, home: Profile.home(environment: environment))
-            for candidate in Completion.candidates(Array(arguments.dropFirst()), profile: profile) { terminal.writeOut(candidate + "\n") }
+            // A candidate the shell would show or insert garbled (an email with a control
+            // character, from the server) is left out rather than escaped into a wrong value.
+            for candidate in Completion.candidates(Array(arguments.dropFirst()), profile: profile)
+            where !candidate.unicodeScalars.contains(where: TerminalText.needsEscape) {
+                terminal.writeOut(candidate + "\n")
+            }
             return ExitCode.ok.rawValue
         }
         if arguments.count == 2 && arguments[0] == "__generate-docs" {

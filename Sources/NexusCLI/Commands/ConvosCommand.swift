@@ -56,18 +56,18 @@ enum ConvosCommand {
         }
         let now = Timestamp.now()
         let output = context.output
-        var rows: [[String]] = []
+        var rows: [[TerminalText]] = []
         rows.reserveCapacity(shown.count)
         for c in shown {
             let other = c.kind == .direct ? c.memberIds.first { $0 != me }.flatMap { people[$0] } : nil
             let mark = other?.online == true && !offline ? output.paint("●", .green) + " " : "  "
-            var last = ""
+            var last: TerminalText = ""
             if let m = c.lastMessage {
                 last = (m.senderId == me ? "You: " : "") + preview(m.text, limit: 60)
                 if m.senderId == me, let readBy = c.lastMessageReadBy, readBy > 0, readBy == c.memberIds.count - 1 { last += " ✓✓" }
             }
-            let unread = c.unreadCount > 0 ? output.paint(String(c.unreadCount), .bold) : ""
-            rows.append([String(c.id), mark + c.title(viewer: me, users: people), SmartTime.short(c.updatedAt, now: now), unread, last])
+            let unread = c.unreadCount > 0 ? output.paint("\(c.unreadCount)", .bold) : ""
+            rows.append(["\(c.id)", mark + TerminalText(c.title(viewer: me, users: people)), "\(SmartTime.short(c.updatedAt, now: now))", unread, last])
         }
         output.table(rows, header: ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"])
         return .ok

@@ -13,7 +13,7 @@ enum HelpCommand {
             if context.output.json {
                 context.output.document(ExitCode.allCases.map { ["code": String($0.rawValue), "meaning": $0.meaning] })
             } else {
-                context.output.table(ExitCode.allCases.map { [String($0.rawValue), $0.meaning] }, header: ["CODE", "MEANING"])
+                context.output.table(ExitCode.allCases.map { ["\($0.rawValue)", "\($0.meaning)"] }, header: ["CODE", "MEANING"])
             }
             return .ok
         }

@@ -64,14 +64,14 @@ enum HistoryCommand {
                 for m in page.messages { output.line(names.line(m)) }
                 if !all || next == nil {
                     if let next {
-                        output.line(output.paint("Older: nexusctl history \(context.arguments[0]) --before \(next)" + (limit == Limits.defaultPageSize ? "" : " --limit \(limit)"), .dim))
+                        output.line(output.paint("Older: nexusctl history \(context.arguments[0]) --before \(next)\(limit == Limits.defaultPageSize ? "" : " --limit \(limit)")", .dim))
                     } else {
                         output.line(output.paint("No more messages", .dim))
                     }
                 }
             }
             if first && page.offline { context.output.warn("offline (\(page.offlineReason ?? "server unreachable")); showing cached messages") }
-            if let gap = page.gap { context.output.warn(gap) }
+            if let gap = page.gap { context.output.warn("\(gap)") }
             first = false
             guard all, let next else { return .ok }
             anchor = .seq(next)
@@ -213,11 +213,12 @@ final class Names {
         return MessageLine(message: m, sender: people[m.senderId]?.email, status: status?.status, statusText: status?.label)
     }
 
-    func line(_ m: Message) -> String {
+    func line(_ m: Message) -> TerminalText {
         let name = m.senderId == me.id ? "You" : people[m.senderId]?.displayName ?? "user \(m.senderId)"
         let output = context.output
-        let body = m.text.replacingNewlines(indent: String(repeating: " ", count: 10))
-        let suffix = book.status(of: m).map { output.paint("  · " + $0.label, .dim) } ?? ""
-        return output.paint("\(m.seq)".padding(6) + "[\(LocalTime.short(m.sentAt))]", .dim) + " " + output.paint(name, .bold) + ": " + body + suffix
+        let body = TerminalText.body(m.text, continuation: output.paint(TerminalText.continuation(indent: 14), .dim))
+        let suffix = book.status(of: m).map { output.paint("  · \($0.label)", .dim) } ?? ""
+        let prefix = output.paint("\("\(m.seq)".padding(6))[\(LocalTime.short(m.sentAt))]", .dim)
+        return "\(prefix) \(output.paint(TerminalText(name), .bold)): \(body)\(suffix)"
     }
 }

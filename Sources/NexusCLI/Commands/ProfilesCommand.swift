@@ -38,7 +38,7 @@ enum ProfilesCommand {
             context.output.note("No profiles yet. Create one with: nexusctl login <email> (or register).")
         } else {
             context.output.table(
-                views.map { [($0.current ? "* " : "  ") + $0.name, $0.email ?? "(logged out)", $0.server ?? "", $0.queued > 0 ? "\($0.queued) queued" : ""] },
+                views.map { ["\($0.current ? "* " : "  ")\($0.name)", "\($0.email ?? "(logged out)")", "\($0.server ?? "")", $0.queued > 0 ? "\($0.queued) queued" : ""] },
                 header: ["  PROFILE", "ACCOUNT", "SERVER", "OUTBOX"])
         }
         return .ok

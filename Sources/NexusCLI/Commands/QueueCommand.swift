@@ -49,9 +49,10 @@ enum QueueCommand {
             let now = Timestamp.now()
             context.output.table(
                 entries.map { e in
-                    [e.localId, e.conversationId.map(String.init) ?? e.to ?? "?", e.status.rawValue, String(e.attempts),
-                     e.nextAttemptAt.map { $0 > now ? "in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" : "now" } ?? "now",
-                     preview(e.text, limit: 40) + (e.lastError.map { "  (\($0))" } ?? "")]
+                    let next = e.nextAttemptAt.map { $0 > now ? "in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" : "now" } ?? "now"
+                    let error: TerminalText = e.lastError.map { "  (\($0))" } ?? ""
+                    return ["\(e.localId)", "\(e.conversationId.map(String.init) ?? e.to ?? "?")", "\(e.status.rawValue)", "\(e.attempts)",
+                            "\(next)", preview(e.text, limit: 40) + error]
                 },
                 header: ["LOCAL ID", "TO", "STATUS", "TRIES", "NEXT", "TEXT"])
         }
@@ -85,7 +86,7 @@ enum QueueCommand {
             context.output.line("sent \(report.sent.count), queued \(report.stillQueued), failed \(report.failed.count)")
         }
         for e in report.failed { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
-        if let reason = report.stopReason { context.output.warn(reason) }
+        if let reason = report.stopReason { context.output.warn("\(reason)") }
         if report.authRefused {
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
         }

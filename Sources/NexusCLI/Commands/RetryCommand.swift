@@ -56,7 +56,7 @@ enum RetryCommand {
         }
         let ids = Set(chosen.map(\.localId))
         for e in report.failed where ids.contains(e.localId) { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
-        if let reason = report.stopReason { context.output.warn(reason) }
+        if let reason = report.stopReason { context.output.warn("\(reason)") }
         if report.authRefused {
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
         }

@@ -62,7 +62,7 @@ enum SendCommand {
                            hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`." : nil)
         }
         if views.contains(where: { $0.status == .queued }) {
-            output.warn(report.stopReason ?? DeliveryText.network)
+            output.warn("\(report.stopReason ?? DeliveryText.network)")
             output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
             return .unavailable
         }

@@ -221,7 +221,7 @@ final class MessagePrinter {
             let name = who?.displayName ?? "user \(receipt.userId)"
             let verb = receipt.kind == .read ? "read" : "received"
             context.output.line(context.output.paint(
-                (showConversation ? "#\(conversationId) " : "") + "[\(LocalTime.short(receipt.at))] \(name) \(verb) up to #\(receipt.seq)", .dim))
+                "\(showConversation ? "#\(conversationId) " : "")[\(LocalTime.short(receipt.at))] \(name) \(verb) up to #\(receipt.seq)", .dim))
         }
     }
 
@@ -233,7 +233,7 @@ final class MessagePrinter {
                 context.output.record(TypingLine(typing: t, user: who?.email))
             } else if context.terminal.outputIsTerminal {
                 let name = who?.displayName ?? "user \(t.userId)"
-                context.output.line(context.output.paint((showConversation ? "#\(t.conversationId) " : "") + "\(name) is typing…", .dim))
+                context.output.line(context.output.paint("\(showConversation ? "#\(t.conversationId) " : "")\(name) is typing…", .dim))
             }
         }
     }
@@ -254,9 +254,10 @@ final class MessagePrinter {
             } else {
                 let name = message.senderId == me.id ? "You" : sender?.displayName ?? "user \(message.senderId)"
                 let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
-                let body = message.text.replacingNewlines(indent: String(repeating: " ", count: prefix.count + 2))
-                let suffix = status.map { context.output.paint("  · " + $0.label, .dim) } ?? ""
-                context.output.line(context.output.paint(prefix, .dim) + context.output.paint(name, .bold) + ": " + body + suffix)
+                let output = context.output
+                let body = TerminalText.body(message.text, continuation: output.paint(TerminalText.continuation(indent: prefix.count), .dim))
+                let suffix = status.map { output.paint("  · \($0.label)", .dim) } ?? ""
+                output.line("\(output.paint(TerminalText(prefix), .dim))\(output.paint(TerminalText(name), .bold)): \(body)\(suffix)")
             }
         }
     }
@@ -322,12 +323,5 @@ struct TypingLine: Encodable {
         userId = typing.userId
         self.user = user
         until = typing.until
-    }
-}
-
-extension String {
-    /// Continuation lines indented under the first, so a multi-line message stays readable.
-    func replacingNewlines(indent: String) -> String {
-        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
     }
 }

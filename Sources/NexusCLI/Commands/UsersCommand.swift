@@ -23,8 +23,9 @@ enum UsersCommand {
             let now = Timestamp.now()
             context.output.table(
                 users.map { u in
-                    let presence = u.online == true ? context.output.paint("● online", .green) : u.lastSeenAt.map { SmartTime.lastSeen($0, now: now) } ?? "never seen"
-                    return [u.displayName, u.email, presence]
+                    let seen = u.lastSeenAt.map { SmartTime.lastSeen($0, now: now) } ?? "never seen"
+                    let presence = u.online == true ? context.output.paint("● online", .green) : "\(seen)"
+                    return ["\(u.displayName)", "\(u.email)", presence]
                 },
                 header: ["NAME", "EMAIL", "SEEN"])
         }

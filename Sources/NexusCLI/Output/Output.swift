@@ -6,7 +6,8 @@ import Foundation
 
 /// Everything a command prints goes through here, so the rules hold everywhere: with
 /// --json stdout carries only JSON; notes and warnings go to stderr; colour only on a
-/// terminal and never with NO_COLOR or --no-color.
+/// terminal and never with NO_COLOR or --no-color; text takes `TerminalText`, so what
+/// others wrote is escaped before it reaches a terminal (JSON stays exact).
 public final class Output {
     public let terminal: any Terminal
     public let json: Bool
@@ -24,19 +25,22 @@ public final class Output {
     }
 
     /// A line of text output on stdout (not used with --json).
-    public func line(_ text: String = "") { terminal.writeOut(text + "\n") }
+    public func line(_ text: TerminalText = "") { terminal.writeOut(text.rendered + "\n") }
 
     /// Information for people on stderr, such as "Logged in as …"; silenced by --quiet.
-    public func note(_ text: String) {
-        if !quiet { terminal.writeErr(text + "\n") }
+    public func note(_ text: TerminalText) {
+        if !quiet { terminal.writeErr(text.rendered + "\n") }
     }
 
-    public func warn(_ text: String) { terminal.writeErr(paint("warning:", .yellow) + " " + text + "\n") }
+    public func warn(_ text: TerminalText) { writeErr("\(paint("warning:", .yellow)) \(text)") }
 
+    /// The message and hint are escaped whole: they often quote the server or the user.
     public func error(_ error: CLIError) {
-        terminal.writeErr(paint("error:", .red) + " " + error.message + "\n")
-        if let hint = error.hint { terminal.writeErr("hint: " + hint + "\n") }
+        writeErr("\(paint("error:", .red)) \(error.message)")
+        if let hint = error.hint { writeErr("hint: \(hint)") }
     }
+
+    private func writeErr(_ line: TerminalText) { terminal.writeErr(line.rendered + "\n") }
 
     /// One JSON document on stdout. With --fields, only those fields are kept: of the
     /// document, of each element of a list, or of each element of the list under
@@ -65,23 +69,23 @@ public final class Output {
         case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", cyan = "36"
     }
 
-    public func paint(_ text: String, _ style: Style) -> String {
-        color ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    public func paint(_ text: TerminalText, _ style: Style) -> TerminalText {
+        color ? .control("\u{1B}[\(style.rawValue)m") + text + .control("\u{1B}[0m") : text
     }
 
     /// Prints rows as columns aligned on display width; the last column is not padded.
-    public func table(_ rows: [[String]], header: [String]? = nil) {
+    public func table(_ rows: [[TerminalText]], header: [TerminalText]? = nil) {
         let all = (header.map { [$0] } ?? []) + rows
         guard let columns = all.map(\.count).max(), columns > 0 else { return }
         var widths = Array(repeating: 0, count: columns)
         for row in all {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], displayWidth(cell)) }
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], displayWidth(cell.rendered)) }
         }
-        func render(_ row: [String], style: Style?) {
-            var out = ""
+        func render(_ row: [TerminalText], style: Style?) {
+            var out: TerminalText = ""
             for (i, cell) in row.enumerated() {
-                let padded = i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - displayWidth(cell) + 2)
-                out += padded
+                out += cell
+                if i < row.count - 1 { out += .control(String(repeating: " ", count: widths[i] - displayWidth(cell.rendered) + 2)) }
             }
             line(style.map { paint(out, $0) } ?? out)
         }
@@ -91,12 +95,16 @@ public final class Output {
 }
 
 /// Columns a string takes in a terminal: wide East Asian characters and most emoji take
-/// two, combining marks none. An approximation without a Unicode table, good enough to
-/// keep columns straight.
+/// two, combining marks and our colour sequences none. An approximation without a
+/// Unicode table, good enough to keep columns straight.
 func displayWidth(_ s: String) -> Int {
     var width = 0
+    var inColour = false
     for scalar in s.unicodeScalars {
         let v = scalar.value
+        // Only Output.paint leaves an ESC in shown text: ESC [ … m.
+        if v == 0x1B { inColour = true; continue }
+        if inColour { if v == 0x6D { inColour = false }; continue }
         switch v {
         case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: continue
         case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
@@ -109,8 +117,21 @@ func displayWidth(_ s: String) -> Int {
     return width
 }
 
-/// Shortens text to `limit` characters on one line, with an ellipsis when cut.
-func preview(_ text: String, limit: Int) -> String {
-    let flat = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\t" }).joined(separator: " ")
-    return flat.count <= limit ? flat : String(flat.prefix(limit - 1)) + "…"
+/// Untrusted text shortened to `limit` characters on one line, with an ellipsis when
+/// cut: each run of newlines and tabs reads as one space (CR LF as a newline), and the
+/// rest is escaped.
+func preview(_ text: String, limit: Int) -> TerminalText {
+    var flat = String.UnicodeScalarView()
+    let scalars = Array(text.unicodeScalars)
+    for (i, scalar) in scalars.enumerated() {
+        let crlf = scalar == "\r" && i + 1 < scalars.count && scalars[i + 1] == "\n"
+        if scalar == "\n" || scalar == "\t" || crlf {
+            if flat.last != " " { flat.append(" ") }
+        } else {
+            flat.append(scalar)
+        }
+    }
+    let shown = TerminalText.escapeLine(String(flat).trimmingSpaces())
+    // Cut after escaping: the escapes count, so the column stays within the limit.
+    return TerminalText(stringLiteral: shown.count <= limit ? shown : String(shown.prefix(limit - 1)) + "…")
 }

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+/// Issue 12, item 2: what other people wrote reaches the terminal escaped (docs/output.md),
+/// so it can't fake a line, clear the screen or write the clipboard; with --json it stays
+/// exactly what was sent.
+@Suite(.timeLimit(.minutes(3)))
+struct HostileTextTests {
+    /// Raw characters that must never reach a terminal from someone else's text: C0 other
+    /// than newline and tab, DEL, C1, and the format characters that reorder or hide text.
+    static func rawControls(_ text: String) -> [String] {
+        text.unicodeScalars.filter { s in
+            let v = s.value
+            return (v < 0x20 && s != "\n" && s != "\t") || (0x7F...0x9F).contains(v) || (0x202A...0x202E).contains(v)
+                || (0x2066...0x2069).contains(v) || (0x200B...0x200F).contains(v) || v == 0x2028 || v == 0x2029 || v == 0xFEFF
+        }.map { "U+" + String($0.value, radix: 16) }
+    }
+
+    /// The messages of the issue and their kin, with how each must look in text output.
+    static let attacks: [(text: String, shown: String)] = [
+        ("ok\r\u{1B}[2K[10:00] carol: wire the money", "ok\\r\\e[2K[10:00] carol: wire the money"),
+        ("\u{1B}]52;c;cm0gLXJmIH4K\u{07}copied", "\\e]52;c;cm0gLXJmIH4K\\acopied"),
+        ("\u{9B}2J eight-bit CSI", "\\u{9b}2J eight-bit CSI"),
+        ("invoice_\u{202E}fdp.exe\u{202C} \u{2066}x\u{2069} zero\u{200B}width\u{FEFF} sep\u{2028}arated",
+         "invoice_\\u{202e}fdp.exe\\u{202c} \\u{2066}x\\u{2069} zero\\u{200b}width\\u{feff} sep\\u{2028}arated"),
+        ("first\n[10:00] carol: a fake line\n\ttabbed", "first"),
+        ("bell\u{07} back\u{08}\u{08} del\u{7F}", "bell\\a back\\b\\b del\\x7f"),
+    ]
+
+    func conversation(_ from: User, with to: User) throws -> String {
+        let opened = try from.run(["new", to.email, "--json"])
+        let conversation = try #require((try opened.json() as? [String: Any])?["conversation"] as? [String: Any])
+        return String(try #require(conversation["id"] as? Int))
+    }
+
+    @Test func hostileMessagesAreEscapedInTextAndExactInJSON() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let id = try conversation(alice, with: bob)
+        for attack in Self.attacks {
+            let sent = try alice.run(["send", id, attack.text])
+            #expect(sent.code == 0, "\(sent.err)")
+        }
+
+        let tail = try bob.run(["tail", id, "-n", "50"])
+        #expect(tail.code == 0, "\(tail.err)")
+        let history = try bob.run(["history", id])
+        #expect(history.code == 0, "\(history.err)")
+        let convos = try bob.run(["convos"])
+        #expect(convos.code == 0, "\(convos.err)")
+        for (name, r) in [("tail", tail), ("history", history), ("convos", convos)] {
+            #expect(Self.rawControls(r.out + r.err).isEmpty, "\(name) printed raw \(Self.rawControls(r.out + r.err)):\n\(r.out)")
+        }
+        for attack in Self.attacks {
+            #expect(tail.out.contains("Alice: " + attack.shown), "tail lacks \(attack.shown):\n\(tail.out)")
+            #expect(history.out.contains("Alice: " + attack.shown), "history lacks \(attack.shown):\n\(history.out)")
+        }
+        #expect(convos.out.contains("bell\\a back\\b\\b del\\x7f"), "\(convos.out)")
+
+        // One message line per message; every other line is a continuation under its bar,
+        // so the text after a newline can't pass for a message of carol's.
+        let tailLines = tail.lines.filter { !$0.hasPrefix("(") }
+        #expect(tailLines.filter { $0.hasPrefix("[") }.count == Self.attacks.count, "\(tail.out)")
+        #expect(tailLines.filter { !$0.hasPrefix("[") } == ["        │ [10:00] carol: a fake line", "        │ \ttabbed"], "\(tail.out)")
+        let historyLines = history.lines.filter { $0.first?.isNumber == true }
+        #expect(historyLines.count == Self.attacks.count, "\(history.out)")
+        let continued = history.lines.filter { $0.hasPrefix(" ") }
+        #expect(continued == ["              │ [10:00] carol: a fake line", "              │ \ttabbed"], "\(history.out)")
+
+        // With colour, the only escape sequences are our own colours.
+        let coloured = try bob.run(["tail", id, "-n", "50", "--color"])
+        let sequences = coloured.out.components(separatedBy: "\u{1B}").dropFirst()
+        #expect(!sequences.isEmpty)
+        #expect(sequences.allSatisfy { $0.range(of: "^\\[[0-9;]*m", options: .regularExpression) != nil }, "\(coloured.out)")
+
+        // JSON carries every byte as sent.
+        let texts = Self.attacks.map(\.text)
+        #expect(jsonLines(try bob.run(["tail", id, "-n", "50", "--json"]).out).compactMap { $0["text"] as? String } == texts)
+        let page = try #require(try bob.run(["history", id, "--json"]).json() as? [String: Any])
+        #expect((page["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == texts)
+        let list = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
+        let last = (list["conversations"] as? [[String: Any]])?.first?["lastMessage"] as? [String: Any]
+        #expect(last?["text"] as? String == texts.last)
+
+        // Queued while the server is down: `queue` shows the text escaped, --json exact.
+        server.stop()
+        #expect(try alice.run(["send", id, Self.attacks[0].text]).code == 75)
+        let queue = try alice.run(["queue"])
+        #expect(Self.rawControls(queue.out + queue.err).isEmpty, "\(queue.out)")
+        #expect(queue.out.contains("ok\\r\\e[2K[10:00] carol: wire"), "\(queue.out)")
+        #expect(try alice.outboxEntries().first?["text"] as? String == Self.attacks[0].text)
+    }
+
+    /// A display name with escapes (today's server accepts one; if it starts refusing
+    /// them, this test is the one to adapt).
+    @Test func hostileDisplayNameIsEscapedEverywhereItShows() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, _) = try server.pair()
+        let mallory = try User("mallory", server: server.url)
+        let name = "Mal\u{1B}[2J\u{1B}]0;pwned\u{07}\u{202E}lory\r"
+        let shown = "Mal\\e[2J\\e]0;pwned\\a\\u{202e}lory\\r"
+        let registered = try mallory.run(["register", mallory.email, "--password-stdin", "--name", name], stdin: "password123\n")
+        #expect(registered.code == 0, "\(registered.err)")
+        #expect(Self.rawControls(registered.err).isEmpty && registered.err.contains(shown), "\(registered.err)")
+
+        let whoami = try mallory.run(["whoami"])
+        #expect(whoami.lines.first == "\(shown) <\(mallory.email)>", "\(whoami.out)")
+        let opened = try alice.run(["new", mallory.email])
+        #expect(opened.out.contains("with \(shown) <"), "\(opened.out)")
+        let id = try conversation(mallory, with: alice)
+        #expect(try mallory.run(["send", id, "hello"]).code == 0)
+        let localId = try #require((try alice.run(["send", id, "hi", "--json"]).json() as? [String: Any])?["localId"] as? String)
+
+        var outputs: [(String, Result)] = [("whoami", whoami), ("new", opened)]
+        for args in [["users"], ["convos"], ["tail", id], ["history", id], ["status", localId]] {
+            let r = try alice.run(args)
+            #expect(r.code == 0, "\(args): \(r.err)")
+            #expect(r.out.contains(shown), "\(args) lacks the escaped name:\n\(r.out)")
+            outputs.append((args[0], r))
+        }
+        for (command, r) in outputs {
+            #expect(Self.rawControls(r.out + r.err).isEmpty, "\(command) printed raw \(Self.rawControls(r.out + r.err)):\n\(r.out)")
+        }
+
+        let users = try #require(try alice.run(["users", "--json"]).json() as? [[String: Any]])
+        #expect(users.contains { $0["displayName"] as? String == name })
+        let list = try #require(try alice.run(["convos", "--json"]).json() as? [String: Any])
+        #expect((list["conversations"] as? [[String: Any]])?.first?["title"] as? String == name)
+    }
+
+    /// A group name with escapes (today's server accepts one; if it starts refusing them,
+    /// this test is the one to adapt).
+    @Test func hostileGroupTitleIsEscaped() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let carol = try User("carol", server: server.url)
+        try carol.register(name: "Carol")
+        let title = "Launch\u{1B}[2J\r\u{202E}\u{9D}"
+        let shown = "Launch\\e[2J\\r\\u{202e}\\u{9d}"
+        let created = try alice.run(["new", bob.email, carol.email, "--name", title])
+        #expect(created.code == 0, "\(created.err)")
+        #expect(created.out.contains("Created group 1, \(shown), with"), "\(created.out)")
+        let convos = try bob.run(["convos"])
+        #expect(convos.out.contains(shown), "\(convos.out)")
+        for r in [created, convos] {
+            #expect(Self.rawControls(r.out + r.err).isEmpty, "raw \(Self.rawControls(r.out + r.err)):\n\(r.out)")
+        }
+        let list = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
+        #expect((list["conversations"] as? [[String: Any]])?.first?["title"] as? String == title)
+    }
+
+    /// Errors on stderr quote what the user typed or the server said, escaped.
+    @Test func errorsEscapeWhatTheyQuote() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, _) = try server.pair()
+        let r = try alice.run(["new", "eve\u{1B}]52;c;eA==\u{07}"])
+        #expect(r.code == 2)
+        #expect(r.err.contains("'eve\\e]52;c;eA==\\a' is not an email address"), "\(r.err)")
+        #expect(Self.rawControls(r.err).isEmpty, "\(r.err)")
+    }
+}

@@ -13,6 +13,7 @@ enum Help {
         }
         out += "\nGlobal options:\n" + optionLines(GlobalOptions.all)
         out += "\nRun 'nexusctl <command> --help' for a command's options; 'nexusctl help exit-codes' for exit codes.\n"
+        out += "Text output shows control characters others wrote escaped (\\e, \\r, \\u{202e}); --json keeps them exact.\n"
         return out
     }
 

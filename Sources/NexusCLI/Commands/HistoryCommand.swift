@@ -17,6 +17,10 @@ enum HistoryCommand {
             When the server can't be reached, the cache answers and says so.
             With --json: {"messages": [...], "hasMore": bool, "next": seq or null}; with --all,
             one message a line (NDJSON), page by page from the newest.
+
+            As in all text output, control and invisible characters that others wrote are shown
+            escaped (\\e, \\r, \\x7f, \\u{202e}: see docs/output.md), and each further line of a
+            multi-line message starts with "│ ". --json prints every text exactly as it was sent.
             """,
         options: [
             OptionSpec("before", .value(placeholder: "SEQ|id:ID|TIME"), help: "messages before this seq, message id or time"),

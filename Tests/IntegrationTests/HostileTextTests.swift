@@ -113,6 +113,15 @@ struct HostileTextTests {
         #expect(try mallory.run(["send", id, "hello"]).code == 0)
         let localId = try #require((try alice.run(["send", id, "hi", "--json"]).json() as? [String: Any])?["localId"] as? String)
 
+        // A receipt line names who read: followed live, as receipts come.
+        let (follower, followed, followErr) = try alice.spawn(["tail", id, "-f", "--receipts"])
+        #expect(followed.wait { $0.contains { $0.contains("You: hi") } }, "\(followed.text)\(followErr.text)")
+        #expect(try mallory.run(["read", id]).code == 0)
+        #expect(followed.wait { $0.contains { $0.hasSuffix("] \(shown) read up to #2") } }, "\(followed.text)")
+        follower.terminate()
+        follower.waitUntilExit()
+        #expect(Self.rawControls(followed.text + followErr.text).isEmpty, "tail -f printed raw:\n\(followed.text)")
+
         var outputs: [(String, Result)] = [("whoami", whoami), ("new", opened)]
         for args in [["users"], ["convos"], ["tail", id], ["history", id], ["status", localId]] {
             let r = try alice.run(args)

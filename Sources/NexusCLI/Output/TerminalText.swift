@@ -43,7 +43,7 @@ public struct TerminalText: Equatable, Sendable, ExpressibleByStringInterpolatio
 
     public static func += (lhs: inout TerminalText, rhs: TerminalText) { lhs.rendered += rhs.rendered }
 
-    /// Our own control sequences (colours); only `Output.paint` makes them.
+    /// Our own colour sequences and padding, trusted; only `Output` makes them.
     static func control(_ sequence: String) -> TerminalText { TerminalText(rendered: sequence) }
 
     public struct Interpolation: StringInterpolationProtocol {

@@ -6,6 +6,10 @@ extension SQLiteRepository {
     /// Applies the identity rule to stored rows (see IdentityRepair) in one transaction.
     /// Text is read as bytes: SQLite hands TEXT back cut at a NUL, which would make
     /// "bob@example.test\0" read as bob's own email.
+    ///
+    /// `users.email` keeps its COLLATE NOCASE: once every stored email and every one asked
+    /// for is in the one form (lower-case), NOCASE, which folds only ASCII capitals, compares
+    /// exactly as plain equality does on PostgreSQL, and rebuilding the table isn't needed.
     func repairIdentities() async throws -> IdentityRepair {
         try await writer.perform(multiStatement: true) { db in
             func rows(_ sql: String, _ column: String) async throws -> [IdentityRepair.Row] {

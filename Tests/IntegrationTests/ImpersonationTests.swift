@@ -42,6 +42,9 @@ struct ImpersonationTests {
         let refused = try mallory.run(["register", "bob@example.com\u{200B}", "--password-stdin"], stdin: "password123\n")
         #expect(refused.code == 2, "\(refused.err)")
         #expect(refused.err.contains("U+200B"), "\(refused.err)")
+        let badName = try mallory.run(["register", mallory.email, "--name", "Bob\u{1B}[2J", "--password-stdin"], stdin: "password123\n")
+        #expect(badName.code == 2, "\(badName.err)")
+        #expect(badName.err.contains("<ESC>[2J") && !badName.err.contains("\u{1B}"), "\(badName.err)")
         let users = try alice.run(["users", "--json"])
         #expect(users.code == 0)
         let emails = (try users.json() as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }

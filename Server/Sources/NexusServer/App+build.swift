@@ -51,11 +51,16 @@ public func buildApplication(
         repository = postgres
         bus = postgres
     } else {
-        if config.databasePath != ":memory:" {
-            let folder = (config.databasePath as NSString).deletingLastPathComponent
-            if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let path = config.databasePath
+        if path != ":memory:" {
+            let defaultFolder = (ServerConfig.defaultDatabasePath() as NSString).deletingLastPathComponent
+            try DatabaseFiles.prepare(path: path, ownFolder: (path as NSString).deletingLastPathComponent == defaultFolder)
         }
-        repository = try await SQLiteRepository.open(path: config.databasePath, logger: logger)
+        do {
+            repository = try await SQLiteRepository.open(path: path, logger: logger)
+        } catch {
+            throw DatabaseFailure.wrap(error, path: path)
+        }
     }
     let services = AppServices(
         repository: repository, bus: bus, passwords: Passwords(cost: config.bcryptCost), limits: config.limits, clock: clock)
@@ -76,7 +81,9 @@ public func buildApplication(
             onListening(config.host, channel.localAddress?.port ?? config.port)
         },
         logger: logger)
-    app.beforeServerStarts { try await repository.migrate() }
+    app.beforeServerStarts { [path = config.databasePath] in
+        do { try await repository.migrate() } catch { throw DatabaseFailure.wrap(error, path: path) }
+    }
     return app
 }
 

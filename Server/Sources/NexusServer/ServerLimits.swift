@@ -3,10 +3,14 @@
 public struct ServerLimits: Sendable {
     /// How long a token from register or login works.
     public var tokenTTLSeconds: Int64 = 30 * 86_400
-    /// Failed logins allowed within `loginWindowSeconds`, per account and per address.
-    public var loginFailuresPerAccount = 5
+    /// Failed logins allowed within `loginWindowSeconds`: per account from one address,
+    /// per address across accounts, and per account across addresses (not counted for an
+    /// address that has logged in to the account within `loginTrustSeconds`). See LoginLimiter.
+    public var loginFailuresPerAccountAddress = 5
     public var loginFailuresPerAddress = 20
+    public var loginFailuresPerAccount = 50
     public var loginWindowSeconds: Int64 = 15 * 60
+    public var loginTrustSeconds: Int64 = 30 * 86_400
     /// Long polls (`sync` with `wait` > 0) one user may hold open at once.
     public var pollsPerUser = 16
     /// Caps `sync`'s `wait` below the protocol's 60 s; only API fuzzing lowers it.

@@ -90,6 +90,8 @@ struct Nexusd: AsyncParsableCommand {
 
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Whatever nexusd creates is its own user's alone (docs/deploy.md, "Files").
+        umask(0o077)
         let (host, port) = Self.parseListen(listen)!
         var limits = ServerLimits()
         limits.tokenTTLSeconds = Self.parseDuration(tokenTtl)!

@@ -19,10 +19,14 @@ enum RegisterCommand {
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let email = context.arguments[0]
         if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
+        if let name = context.invocation.value("name"), let problem = Identity.problem(withName: name.trimmingSpaces()) {
+            throw .usage(problem)
+        }
         let password = try Accounts.password(context, confirm: true)
         if password.count < Limits.minPasswordLength {
             throw .usage("the password must be at least \(Limits.minPasswordLength) characters")
         }
+        if password.unicodeScalars.contains("\u{0}") { throw .usage("the password must not contain NUL characters") }
         let api = try context.api()
         let auth: AuthResponse
         do throws(APIError) {

@@ -23,13 +23,9 @@ public enum Limits {
         return nil
     }
 
+    /// Why `email`, as typed, can't name an account, or nil: the rule of `Identity`,
+    /// applied to the form the server stores (NFC, lower-case).
     public static func problem(withEmail email: String) -> String? {
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        if parts.count != 2 || parts[0].isEmpty || parts[1].isEmpty || email.contains(where: { $0.isWhitespace })
-            || email.utf8.count > 254
-        {
-            return "'\(email)' is not an email address"
-        }
-        return nil
+        Identity.problem(withEmail: Identity.normalizedEmail(email))
     }
 }

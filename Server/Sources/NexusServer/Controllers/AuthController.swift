@@ -14,16 +14,9 @@ struct AuthController {
 
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(RegisterRequest.self, context: context)
-        let email = body.email.trimmingSpaces().lowercased()
-        if let problem = Limits.problem(withEmail: email) {
-            throw APIError.badRequest(problem.prefix(1).uppercased() + problem.dropFirst() + ".", code: "invalid_email")
-        }
+        let email = try IdentityInput.email(body.email)
         try Self.checkPassword(body.password)
-        let name = (body.displayName?.trimmingSpaces()).flatMap { $0.isEmpty ? nil : $0 }
-            ?? String(email.split(separator: "@")[0])
-        guard name.utf8.count <= Limits.maxDisplayNameBytes else {
-            throw APIError.badRequest("The display name is longer than \(Limits.maxDisplayNameBytes) bytes.", code: "invalid_name")
-        }
+        let name = try IdentityInput.displayName(body.displayName) ?? String(email.split(separator: "@")[0])
         let hash = try await services.passwords.hash(body.password)
         guard let user = try await services.repository.createUser(email: email, displayName: name, passwordHash: hash) else {
             throw APIError(status: .conflict, code: "email_taken", message: "An account with this email already exists. Log in instead.")
@@ -33,7 +26,9 @@ struct AuthController {
 
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(LoginRequest.self, context: context)
-        let email = body.email.trimmingSpaces().lowercased()
+        let email = try IdentityInput.email(body.email)
+        // A NUL can't be part of any password (bcrypt would stop at it): say so, don't count a guess.
+        try IdentityInput.rejectNUL(body.password, field: "password", code: "invalid_password")
         let address = context.clientAddress
         let now = services.clock()
         // Checked before bcrypt, so a refused guess costs the server nothing.
@@ -76,6 +71,7 @@ struct AuthController {
     }
 
     static func checkPassword(_ password: String) throws {
+        try IdentityInput.rejectNUL(password, field: "password", code: "invalid_password")
         if password.count < Limits.minPasswordLength {
             throw APIError.badRequest("The password must be at least \(Limits.minPasswordLength) characters.", code: "weak_password")
         }

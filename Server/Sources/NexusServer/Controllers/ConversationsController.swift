@@ -19,7 +19,7 @@ struct ConversationsController {
         guard body.members.count == 1 else {
             throw APIError.badRequest("A direct conversation takes exactly one other member.", code: "invalid_members")
         }
-        let email = body.members[0].trimmingSpaces().lowercased()
+        let email = try IdentityInput.email(body.members[0])
         guard let other = try await services.repository.user(email: email) else {
             throw APIError(status: .notFound, code: "user_not_found", message: "No user with email \(email).")
         }
@@ -38,7 +38,7 @@ struct ConversationsController {
     /// A group of the caller and two or more others. Every email must name a user, or
     /// nothing is created. The name defaults to the members' names.
     private func createGroup(_ body: CreateConversationRequest, creator me: User) async throws -> Response {
-        let emails = Array(Set(body.members.map { $0.trimmingSpaces().lowercased() })).sorted().filter { $0 != me.email }
+        let emails = Array(Set(try body.members.map(IdentityInput.email))).sorted().filter { $0 != me.email }
         guard emails.count >= 2 else {
             throw APIError.badRequest("A group takes at least two other members; for one, open a direct conversation.", code: "invalid_members")
         }
@@ -50,7 +50,7 @@ struct ConversationsController {
             }
             others.append(user)
         }
-        var name = (body.name?.trimmingSpaces()).flatMap { $0.isEmpty ? nil : $0 }
+        var name = try IdentityInput.title(body.name)
             ?? ([me] + others).map(\.displayName).joined(separator: ", ")
         if name.utf8.count > Limits.maxDisplayNameBytes { name = String(name.prefix(97)) + "…" }
         let id = try await services.repository.createGroup(creator: me.id, members: others.map(\.id), name: name)

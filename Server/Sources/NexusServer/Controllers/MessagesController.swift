@@ -122,6 +122,7 @@ struct MessagesController {
             throw APIError.badRequest(
                 "localId must be 1 to \(Limits.maxLocalIdBytes) printable characters without spaces.", code: "invalid_local_id")
         }
+        try IdentityInput.rejectNUL(body.text, field: "message text", code: "invalid_text")
         if let problem = Limits.problem(withText: body.text) {
             let tooLarge = body.text.utf8.count > Limits.maxTextBytes
             throw APIError(

@@ -11,7 +11,11 @@ struct UsersController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try await services.authenticate(request).user
-        let search = request.uri.queryParameters["search"].map(String.init)
+        let search = try request.uri.queryParameters["search"].map { raw in
+            let text = String(raw)
+            try IdentityInput.rejectNUL(text, field: "search", code: "invalid_query")
+            return String(decoding: text._nfcCodeUnits, as: UTF8.self)
+        }
         let users = try await services.repository.users(excluding: me.id, search: search)
         return try jsonResponse(UsersResponse(users: users.map(services.present)))
     }

@@ -158,6 +158,7 @@ final class PostgresRepository: Repository {
             return applied
         }
         if applied > 0 { logger.info("applied \(applied) schema migration(s)") }
+        try await repairIdentities().log(logger)
     }
 
     // MARK: Users and sessions
@@ -167,18 +168,18 @@ final class PostgresRepository: Repository {
             """
             INSERT INTO users (email, display_name, password_hash, created_at)
             VALUES (\(email), \(displayName), \(passwordHash), \(Timestamp.now().milliseconds))
-            ON CONFLICT (lower(email)) DO NOTHING RETURNING id, email, display_name, last_seen_at
+            ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at
             """
         ).first.map(Self.user)
     }
 
     func credentials(email: String) async throws -> Credentials? {
-        try await rows("SELECT id, email, display_name, last_seen_at, password_hash FROM users WHERE lower(email) = lower(\(email))")
+        try await rows("SELECT id, email, display_name, last_seen_at, password_hash FROM users WHERE email = \(email)")
             .first.map { Credentials(user: try Self.user($0), passwordHash: try $0["password_hash"].decode(String.self)) }
     }
 
     func user(email: String) async throws -> User? {
-        try await rows("SELECT id, email, display_name, last_seen_at FROM users WHERE lower(email) = lower(\(email))").first.map(Self.user)
+        try await rows("SELECT id, email, display_name, last_seen_at FROM users WHERE email = \(email)").first.map(Self.user)
     }
 
     func users(excluding viewer: Int64, search: String?) async throws -> [User] {

@@ -90,5 +90,11 @@ enum PostgresSchema {
             """,
             "CREATE INDEX receipts_by_member ON receipts (conversation_id, user_id, kind, seq)",
         ],
+        // Emails are stored in one normal form (NFC, lower-case; see IdentityRepair, which
+        // brings older rows to it) and compared by plain equality, as on SQLite.
+        [
+            "DROP INDEX users_by_email",
+            "CREATE UNIQUE INDEX users_by_email ON users (email)",
+        ],
     ]
 }

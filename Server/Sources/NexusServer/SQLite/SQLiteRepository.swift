@@ -8,7 +8,7 @@ import Synchronization
 /// The embedded default backend: one SQLite file in WAL mode, one writer connection
 /// with group commit, and a few reader connections that WAL lets run beside it.
 final class SQLiteRepository: Repository {
-    private let writer: SQLiteWriter
+    let writer: SQLiteWriter
     private let readers: [SQLiteConnection]
     private let nextReader = Atomic<Int>(0)
     private let logger: Logger
@@ -23,9 +23,17 @@ final class SQLiteRepository: Repository {
         readerPool.start()
         let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
         let writeConnection = try await SQLiteConnection.open(storage: storage, threadPool: writerPool, logger: logger, on: eventLoop)
-        _ = try await writeConnection.query("PRAGMA journal_mode=WAL")
-        _ = try await writeConnection.query("PRAGMA synchronous=FULL")
-        _ = try await writeConnection.query("PRAGMA foreign_keys=ON")
+        do {
+            _ = try await writeConnection.query("PRAGMA journal_mode=WAL")
+            _ = try await writeConnection.query("PRAGMA synchronous=FULL")
+            _ = try await writeConnection.query("PRAGMA foreign_keys=ON")
+        } catch {
+            // A damaged file fails here; the caller names it (DatabaseFailure).
+            try? await writeConnection.close()
+            try? await writerPool.shutdownGracefully()
+            try? await readerPool.shutdownGracefully()
+            throw error
+        }
         var readers: [SQLiteConnection] = []
         if path == ":memory:" {
             // An in-memory database is private to its connection.
@@ -82,6 +90,7 @@ final class SQLiteRepository: Repository {
             return applied
         }
         if applied > 0 { logger.info("applied \(applied) schema migration(s)") }
+        try await repairIdentities().log(logger)
     }
 
     // MARK: Users and sessions

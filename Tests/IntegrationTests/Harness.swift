@@ -103,6 +103,24 @@ extension Backend {
     }
 }
 
+extension Backend {
+    /// Runs SQL straight on a server's database, as an older nexusd or another replica
+    /// could have written it: with sqlite3 (Debian's package; .ci/run installs it) or psql.
+    static func execute(_ sql: String, on database: String) throws {
+        let r = postgres == nil
+            ? try runTool("sqlite3", ["-bail", "-cmd", ".timeout 5000", database, sql])
+            : try runTool(ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql", ["-q", "-v", "ON_ERROR_STOP=1", database, "-c", sql])
+        guard r.code == 0 else { throw HarnessError("SQL failed on \(name): \(r.err)") }
+    }
+
+    /// A SQL expression for the text of `scalars`, NUL and controls included, in this
+    /// backend's dialect (char() in SQLite, chr() in PostgreSQL).
+    static func text(_ value: String) -> String {
+        let call = postgres == nil ? "char" : "chr"
+        return value.unicodeScalars.map { "\(call)(\($0.value))" }.joined(separator: " || ")
+    }
+}
+
 /// A real nexusd on a free loopback port with its own database (see Backend), or
 /// sharing one with other replicas when `database` is given.
 final class TestServer {

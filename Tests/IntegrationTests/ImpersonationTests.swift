@@ -136,32 +136,38 @@ struct ImpersonationTests {
 
     /// Rows an older nexusd stored (look-alike emails, one email in two forms, a name that
     /// clears screens) meet the rule at the next start: the look-alikes are disabled with
-    /// their sessions revoked, each email keeps one form, the name loses its escape.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: ImpersonationTests.oldNexusd)))
-    func anUpgradeDisablesStoredLookAlikes() throws {
+    /// their sessions revoked, each email keeps one form, the name loses its escape. The
+    /// rows are written with SQL, as an older nexusd (or an older replica in a rolling
+    /// upgrade) wrote them, over accounts registered the ordinary way.
+    @Test func anUpgradeDisablesStoredLookAlikes() throws {
         let directory = try makeTempDir("upgrade")
-        let database = try Backend.database(for: directory)
-        let (old, oldURL) = try Self.start(Self.oldNexusd, ["--listen", "127.0.0.1:0", "--db", database, "--bcrypt-cost", "4"])
-        let alice = try User("alice", server: oldURL)
+        let first = try TestServer(directory: directory)
+        let database = first.databasePath
+        let alice = try User("alice", server: first.url)
         try alice.register(name: "Alice")
-        try User("bob", server: oldURL).register(name: "Bob")
+        try User("bob", server: first.url).register(name: "Bob")
         // PostgreSQL's text can't hold NUL, so only SQLite ever stored that look-alike.
-        var impostors = [#"bob@example.com\u200b"#]
-        if Backend.postgres == nil { impostors.append(#"bob@example.com\u0000"#) }
+        var impostors = ["bob@example.com\u{200B}"]
+        if Backend.postgres == nil { impostors.append("bob@example.com\u{0}") }
         var tokens: [String] = []
-        for email in impostors {
-            let r = try Self.register(oldURL, email)
-            try #require(r.status == 201, "the old nexusd took \(email): \(r.body)")
-            let token = try #require((try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])?["token"] as? String)
-            tokens.append(token)
+        for (i, email) in impostors.enumerated() {
+            let r = try Self.register(first.url, "impostor\(i)@example.com")
+            try #require(r.status == 201, "\(r.body)")
+            tokens.append(try #require((try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])?["token"] as? String))
+            try Backend.execute("UPDATE users SET email = \(Backend.text(email)) WHERE email = 'impostor\(i)@example.com'", on: database)
         }
-        #expect(try Self.register(oldURL, #"jose\u0301@example.com"#, name: "Jose").status == 201)
-        #expect(try Self.register(oldURL, "jos\u{E9}@example.com", name: "Jose").status == 201)
-        #expect(try Self.register(oldURL, "eve@example.com", name: #"Eve\u001b[2J"#).status == 201)
-        old.terminate()
-        old.waitUntilExit()
+        #expect(try Self.register(first.url, "jose1@example.com", name: "Jose").status == 201)
+        #expect(try Self.register(first.url, "jose2@example.com", name: "Jose").status == 201)
+        #expect(try Self.register(first.url, "eve@example.com", name: "Eve").status == 201)
+        try Backend.execute("UPDATE users SET email = \(Backend.text("jose\u{301}@example.com")) WHERE email = 'jose1@example.com'", on: database)
+        try Backend.execute("UPDATE users SET email = \(Backend.text("jos\u{E9}@example.com")) WHERE email = 'jose2@example.com'", on: database)
+        try Backend.execute("UPDATE users SET display_name = \(Backend.text("Eve\u{1B}[2J")) WHERE email = 'eve@example.com'", on: database)
+        // Before the restart the look-alike works: that is what the repair is for.
+        #expect(try Self.get(first.url, "/v1/me", token: tokens[0]).status == 200)
+        first.stop()
 
         let server = try TestServer(directory: directory, database: database)
+        defer { server.stop() }
         for token in tokens { #expect(try Self.get(server.url, "/v1/me", token: token).status == 401) }
         var me = alice
         me.server = server.url
@@ -175,25 +181,5 @@ struct ImpersonationTests {
         #expect(server.log.text.contains("disabled"), "\(server.log.text)")
         // The owner is untouched.
         #expect(try me.run(["new", "bob@example.com"]).code == 0)
-    }
-
-    /// Today's nexusd, to store rows as it did; $NEXUSD_BASE_BIN overrides.
-    static let oldNexusd = ProcessInfo.processInfo.environment["NEXUSD_BASE_BIN"] ?? "/work/bin/nexusd-base"
-
-    /// A nexusd binary started with `arguments`; its process and URL.
-    static func start(_ binary: String, _ arguments: [String]) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let out = Pipe(), lines = LineCollector()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        lines.attach(out)
-        try process.run()
-        guard lines.wait(until: { $0.contains { $0.hasPrefix("nexusd listening on ") } }) else {
-            process.terminate()
-            throw HarnessError("\(binary) did not start")
-        }
-        return (process, String(lines.lines.first { $0.hasPrefix("nexusd listening on ") }!.dropFirst("nexusd listening on ".count)))
     }
 }

@@ -26,6 +26,7 @@ enum NewCommand {
         }
         let name = context.invocation.value("name")
         if emails.count == 1 && name != nil { throw .usage("--name names a group; a direct conversation is named after the other person") }
+        if let name, let problem = Identity.problem(withName: name.trimmingSpaces(), what: "title", checkLength: false) { throw .usage(problem) }
         let response = try context.call { api throws(APIError) in
             emails.count == 1 ? try api.openDirect(with: emails[0]) : try api.createGroup(with: emails, name: name)
         }

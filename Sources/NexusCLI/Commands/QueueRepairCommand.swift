@@ -43,7 +43,7 @@ enum QueueRepair {
             output.note("The outbox has no damaged records.")
         } else {
             output.table(
-                damaged.map { ["\($0.line)", $0.localId ?? "?", $0.op ?? "?", preview($0.text, limit: 60)] },
+                damaged.map { ["\($0.line)", $0.localId ?? "?", $0.op ?? "?", preview($0.text, limit: 200)] },
                 header: ["LINE", "LOCAL ID", "OP", "AS WRITTEN"])
         }
         if damaged.isEmpty { return .ok }

@@ -10,10 +10,11 @@ enum SendCommand {
             --each-line every line of stdin is a message of its own, in order (blank lines are skipped).
 
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
-            earlier queued messages of the same conversation go first. Prints "<status> <localId>" for
-            each message. Exit status: 0 sent; 75 queued (the server could not be reached or is
-            busy: `nexusctl queue flush` delivers it later); 1 failed; 3 no such conversation;
-            4 not logged in.
+            earlier queued messages of the same conversation go first (a message queued to an email
+            counts as that person's direct conversation). Text with a NUL character is refused.
+            Prints "<status> <localId>" for each message. Exit status: 0 sent; 75 queued (the server
+            could not be reached or is busy: `nexusctl queue flush` delivers it later); 1 failed;
+            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in.
             """,
         options: [OptionSpec("each-line", help: "send every line of stdin as its own message")],
         arguments: 1...Int.max,

@@ -236,31 +236,29 @@ public final class HTTPClient {
         #endif
     }
 
-    /// Reads more bytes into the buffer; false at end of stream.
+    /// Reads more bytes into the buffer; false at end of stream. Tries the (non-blocking)
+    /// socket first and waits in poll only when it has nothing yet.
     private func fill(deadline: Int64) throws(HTTPClientError) -> Bool {
         if bufferStart > 65536 && bufferStart * 2 > buffer.count {
             buffer.removeFirst(bufferStart)
             bufferStart = 0
         }
         while true {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                buffer.append(contentsOf: chunk[0..<n])
+                return true
+            }
+            if n == 0 { return false }
+            if errno == EINTR { continue }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .connectionLost(String(cString: strerror(errno))) }
             let left = deadline - monotonicMs()
             if left <= 0 { throw .timedOut }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, Int32(min(left, Int64(Int32.max))))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .connectionLost(String(cString: strerror(errno)))
-            }
+            if ready < 0 && errno != EINTR { throw .connectionLost(String(cString: strerror(errno))) }
             if ready == 0 { throw .timedOut }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw .connectionLost(String(cString: strerror(errno)))
-            }
-            if n == 0 { return false }
-            buffer.append(contentsOf: chunk[0..<n])
-            return true
         }
     }
 

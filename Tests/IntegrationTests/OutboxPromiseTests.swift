@@ -128,7 +128,8 @@ struct OutboxPromiseTests {
     @Test func aDamagedRecordFailsTheFlushUntilRepaired() throws {
         let (server, alice, bob, conversation) = try setUp()
         server.stop()
-        let localIds = try alice.queueOffline(10, to: conversation)
+        // Enough records that the flush's compaction rewrites the file: it must keep the damage.
+        let localIds = try alice.queueOffline(40, to: conversation)
         let path = alice.home + "/default/outbox.jsonl"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let lines = bytes.split(separator: 10, omittingEmptySubsequences: false)
@@ -145,7 +146,7 @@ struct OutboxPromiseTests {
         defer { restarted.stop() }
         let flush = try alice.run(["queue", "flush", "--now"])
         #expect(flush.code == 6, "\(flush.out)\(flush.err)")
-        #expect(flush.out == "sent 9, queued 0, failed 0, damaged 1\n")
+        #expect(flush.out == "sent 39, queued 0, failed 0, damaged 1\n")
         #expect(flush.err.contains("line \(victim + 1)"), "\(flush.err)")
         #expect(flush.err.contains(localIds[4]), "\(flush.err)")
         #expect(flush.err.contains("queue repair"))
@@ -153,7 +154,7 @@ struct OutboxPromiseTests {
         #expect(again.code == 6, "the damage is still there: the flush must still say so")
         let view = try decode(FlushView.self, again)
         #expect(view.damaged.map(\.localId) == [localIds[4]])
-        #expect(view.damaged.map(\.line) == [victim + 1] || view.damaged.count == 1)
+        #expect(view.sent.isEmpty && view.failed.isEmpty)
 
         let shown = try alice.run(["queue", "repair"])
         #expect(shown.code == 6)

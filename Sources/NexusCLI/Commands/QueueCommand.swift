@@ -36,12 +36,9 @@ enum QueueCommand {
     static let entryFields = ["localId", "conversationId", "to", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text"]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let outbox = Outbox(profile: context.profile)
         var entries = try Delivery.loadEntries(context).filter { $0.status != .sent }
         // Due messages are being sent right now if a flush holds the lock.
-        if let lock = try? FileLock.tryAcquire(outbox.flushLockPath) {
-            lock.unlock()
-        } else if FileSystem.exists(outbox.flushLockPath) {
+        if Outbox(profile: context.profile).isDelivering {
             let now = Timestamp.now()
             for i in entries.indices where entries[i].isDue(at: now) { entries[i].status = .sending }
         }

@@ -41,7 +41,11 @@ enum SendCommand {
         }
 
         let ids = Set(mine.map(\.localId))
-        let report = try Delivery.run(sending, .conversationsOf(ids), ignoreBackoff: true, lock: .wait(onBusy: nil), context).report
+        let report = try Delivery.run(sending, .conversationsOf(ids), ignoreBackoff: true, lock: .wait(onBusy: {
+            // Another send or flush is delivering; only a person watching needs to hear it.
+            guard context.terminal.errorIsTerminal else { return }
+            context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
+        }), context).report
         let views = SendView.views(mine, report)
         let output = context.output
         if output.json {

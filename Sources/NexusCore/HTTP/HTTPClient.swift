@@ -4,44 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: [(String, String)]
-    public var body: [UInt8]
-
-    public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.0.lowercased() == lower }?.1
-    }
-}
-
-public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
-    /// Nothing answered: refused, unreachable, DNS failure. Safe to try again later.
-    case unreachable(String)
-    /// The connection broke or timed out after the request may have been sent.
-    case connectionLost(String)
-    case timedOut
-    case malformedResponse(String)
-
-    /// Nothing answered, or the connection broke: another replica may answer instead.
-    public var serverGone: Bool {
-        switch self {
-        case .unreachable, .connectionLost: return true
-        case .timedOut, .malformedResponse: return false
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .unreachable(let why): return why
-        case .connectionLost(let why): return "connection lost: \(why)"
-        case .timedOut: return "the server did not answer in time"
-        case .malformedResponse(let why): return "the server sent a malformed answer: \(why)"
-        }
-    }
-}
-
-/// A small HTTP/1.1 client over a blocking socket, with keep-alive.
+/// A small HTTP/1.1 client over a socket, with keep-alive.
 ///
 /// Foundation's URLSession on Linux costs about 16 ms and 15 MiB on its first request,
 /// which is more than the whole budget of `nexusctl send`; speaking HTTP/1.1 over a

@@ -96,6 +96,15 @@ public struct Outbox: Sendable {
 
     public static func newLocalId() -> String { UUID().uuidString.lowercased() }
 
+    /// True while a delivery (`queue flush`, `send`, …) of this profile holds the flush lock.
+    public var isDelivering: Bool {
+        if let lock = try? FileLock.tryAcquire(flushLockPath) {
+            lock.unlock()
+            return false
+        }
+        return FileSystem.exists(flushLockPath)
+    }
+
     /// A ceiling on the attempts counted, so a damaged or hostile count can't overflow.
     static let maxAttempts = 1_000_000
 

@@ -12,7 +12,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case auth = 4
     /// The server failed (5xx) or answered something unexpected.
     case server = 5
-    /// A local file could not be read or written.
+    /// A local file could not be read or written; for `queue flush`, the outbox holds
+    /// damaged records (`queue repair` shows them).
     case store = 6
     /// The server could not be reached. For `send` and `queue flush`, the messages are
     /// safely queued and will be delivered later.
@@ -22,11 +23,11 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         switch self {
         case .ok: return "success"
         case .failure: return "failed (for send: the message failed and stays failed until `retry`)"
-        case .usage: return "usage error: the command line is wrong"
+        case .usage: return "usage error: the command line is wrong (nothing was queued)"
         case .notFound: return "not found: no such conversation, user or message"
         case .auth: return "authentication needed or refused, or the session expired: run `nexusctl login`"
         case .server: return "server error: nexusd failed or answered something unexpected"
-        case .store: return "local store error: a file under $NEXUS_HOME could not be read or written"
+        case .store: return "local store error: a file under $NEXUS_HOME could not be read or written (for queue flush: the outbox holds damaged records; see `nexusctl queue repair`)"
         case .unavailable: return "server unreachable, or it asked to wait (429): try again later (for send: the message is queued)"
         }
     }

@@ -56,7 +56,7 @@ struct CommandTests {
 
     @Test(arguments: [
         (["ta"], ["tail"]),
-        (["queue", ""], ["list", "flush"]),
+        (["queue", ""], ["list", "flush", "repair"]),
         (["tail", "--fo"], ["--follow"]),
         (["tail", "--no-fo"], ["--no-follow"]),
         (["users", "--fields", "e"], ["email"]),

@@ -66,7 +66,7 @@ struct OutboxTests {
     }
 
     @Test func backoffDoublesUpToFiveMinutes() {
-        #expect((1...12).map { OutboxDelivery.backoff(afterAttempts: $0) } == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])
+        #expect((1...12).map { Sending.backoff(afterAttempts: $0) } == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300])
     }
 
     @Test func sessionFileIsPrivateAndRefusedWhenNot() throws {

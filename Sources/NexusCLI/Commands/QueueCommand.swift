@@ -3,7 +3,7 @@ import NexusCore
 enum QueueCommand {
     static let spec = CommandSpec(
         name: "queue", summary: "List the outbox: messages queued, being sent, or failed",
-        usage: ["[list]", "flush [--now]"],
+        usage: ["[list]", "flush [--now]", "repair [--drop]"],
         details: "Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.",
         subcommands: [
             CommandSpec(
@@ -17,13 +17,17 @@ enum QueueCommand {
                     5 minutes after each failed try, or the server's Retry-After) holds back the later messages
                     of its conversation, so each conversation keeps its order; --now ignores the backoff.
                     Two flushes at once never send a message twice: the second waits for the first.
+                    A line of the outbox that can't be read (a damaged record) is named on stderr, counted as
+                    damaged, and kept; its message may never be sent until you look at it with `queue repair`.
                     Exit status: 0 all sent; 75 some still queued (server unreachable or busy, or not due);
-                    1 some failed; 4 the server refused the credentials.
+                    1 some failed; 4 the server refused the credentials; 6 the outbox holds damaged records
+                    (everything readable was still delivered).
                     """,
                 options: [OptionSpec("now", help: "ignore the backoff and try every queued message now")],
-                requirements: [.session], jsonFields: ["sent", "queued", "failed"],
+                requirements: [.session], jsonFields: ["sent", "queued", "failed", "damaged"],
                 examples: [("*/5 * * * * nexusctl --quiet queue flush", "a crontab line: deliver the queue every 5 minutes")],
                 run: flush),
+            QueueRepair.spec,
         ],
         requirements: [.session],
         jsonFields: entryFields,
@@ -32,12 +36,9 @@ enum QueueCommand {
     static let entryFields = ["localId", "conversationId", "to", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text"]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let outbox = Outbox(profile: context.profile)
         var entries = try Delivery.loadEntries(context).filter { $0.status != .sent }
         // Due messages are being sent right now if a flush holds the lock.
-        if let lock = try? FileLock.tryAcquire(outbox.flushLockPath) {
-            lock.unlock()
-        } else if FileSystem.exists(outbox.flushLockPath) {
+        if Outbox(profile: context.profile).isDelivering {
             let now = Timestamp.now()
             for i in entries.indices where entries[i].isDue(at: now) { entries[i].status = .sending }
         }
@@ -60,38 +61,35 @@ enum QueueCommand {
     }
 
     static func flush(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let outbox = Outbox(profile: context.profile)
-        let lock: FileLock
-        do {
-            try context.profile.ensureDirectory()
-            if let free = try FileLock.tryAcquire(outbox.flushLockPath) {
-                lock = free
-            } else {
-                context.output.note("Waiting for another `queue flush` of profile '\(context.profile.name)' to finish…")
-                lock = try FileLock.acquire(outbox.flushLockPath)
-            }
-        } catch {
-            throw CLIError(error)
-        }
-        defer { lock.unlock() }
-
-        let queued = try Delivery.loadEntries(context).filter { $0.status == .queued }
-        let report = try Delivery.run(queued, ignoreBackoff: context.invocation.flag("now"), context)
-        if context.output.json {
-            context.output.document(
+        let sending = try Delivery.sending(context)
+        let name = context.profile.name
+        let output = context.output
+        let outcome = try Delivery.run(
+            sending, .everything, ignoreBackoff: context.invocation.flag("now"),
+            lock: .wait(onBusy: { output.note("Waiting for another `queue flush` of profile '\(name)' to finish…") }), context)
+        let report = outcome.report
+        if output.json {
+            output.document(
                 FlushView(
                     sent: report.sent.map(\.entry.localId), queued: (report.deferred + report.waiting).map(\.localId),
-                    failed: report.failed.map(\.localId)))
+                    failed: report.failed.map(\.localId), damaged: outcome.damaged))
         } else {
-            context.output.line("sent \(report.sent.count), queued \(report.stillQueued), failed \(report.failed.count)")
+            output.line("sent \(report.sent.count), queued \(report.stillQueued), failed \(report.failed.count)"
+                + (outcome.damaged.isEmpty ? "" : ", damaged \(outcome.damaged.count)"))
         }
-        for e in report.failed { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
-        if let reason = report.stopReason { context.output.warn("\(reason)") }
+        for e in report.failed { output.warn("\(e.localId): \(e.lastError ?? "failed")") }
+        if let reason = report.stopReason { output.warn("\(reason)") }
         if report.authRefused {
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
         }
         if !report.waiting.isEmpty && report.stopReason == nil {
-            context.output.note("\(report.waiting.count) message(s) are waiting out their backoff; `queue flush --now` tries them at once.")
+            output.note("\(report.waiting.count) message(s) are waiting out their backoff; `queue flush --now` tries them at once.")
+        }
+        // A message that can't be read must not pass for a clean run, even after the rest went.
+        if !outcome.damaged.isEmpty {
+            throw CLIError(
+                .store, "the outbox holds \(outcome.damaged.count) damaged record(s) that can't be sent",
+                hint: "see them with `nexusctl queue repair`, and drop them with `nexusctl queue repair --drop`.")
         }
         return Delivery.exitCode(report)
     }
@@ -100,6 +98,7 @@ enum QueueCommand {
         var sent: [String]
         var queued: [String]
         var failed: [String]
+        var damaged: [DamagedRecord]
     }
 
     struct EntryView: Encodable {

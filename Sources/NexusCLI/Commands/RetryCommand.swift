@@ -19,7 +19,9 @@ enum RetryCommand {
         guard all != !context.arguments.isEmpty else {
             throw .usage("give the localIds of the messages to retry, or --all", hint: "see them with `nexusctl queue`.")
         }
-        let entries = try Delivery.loadEntries(context)
+        // Made before anything is written, so a bad server address changes nothing.
+        let sending = try Delivery.sending(context)
+        let entries = try Delivery.loadEntries(context, warn: false)
         var chosen: [OutboxEntry] = []
         if all {
             chosen = entries.filter { $0.status == .failed }
@@ -46,8 +48,7 @@ enum RetryCommand {
             throw CLIError(error)
         }
         // The whole queue goes, in order, so a retried message keeps its place.
-        let queued = try Delivery.loadEntries(context).filter { $0.status == .queued }
-        let report = try Delivery.run(queued, ignoreBackoff: true, context)
+        let report = try Delivery.run(sending, .everything, ignoreBackoff: true, lock: .wait(onBusy: nil), context).report
         let views = SendView.views(chosen, report)
         if context.output.json {
             context.output.document(views)

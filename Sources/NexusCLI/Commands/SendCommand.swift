@@ -10,10 +10,11 @@ enum SendCommand {
             --each-line every line of stdin is a message of its own, in order (blank lines are skipped).
 
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
-            earlier queued messages of the same conversation go first. Prints "<status> <localId>" for
-            each message. Exit status: 0 sent; 75 queued (the server could not be reached or is
-            busy: `nexusctl queue flush` delivers it later); 1 failed; 3 no such conversation;
-            4 not logged in.
+            earlier queued messages of the same conversation go first (a message queued to an email
+            counts as that person's direct conversation). Text with a NUL character is refused.
+            Prints "<status> <localId>" for each message. Exit status: 0 sent; 75 queued (the server
+            could not be reached or is busy: `nexusctl queue flush` delivers it later); 1 failed;
+            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in.
             """,
         options: [OptionSpec("each-line", help: "send every line of stdin as its own message")],
         arguments: 1...Int.max,
@@ -28,24 +29,23 @@ enum SendCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let target = context.arguments[0]
+        // Every check that can fail as a usage error comes before the outbox is touched.
         let texts = try readTexts(context)
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
-        let outbox = Outbox(profile: context.profile)
+        let sending = try Delivery.sending(context)
         let mine: [OutboxEntry]
         do {
-            try context.profile.ensureDirectory()
-            mine = try outbox.enqueue(texts.map { (conversationId, conversationId == nil ? target.lowercased() : nil, $0) })
+            mine = try sending.enqueue(texts, conversationId: conversationId, to: target)
         } catch {
             throw CLIError(error)
         }
 
-        // Earlier queued messages of this conversation go first, so its order holds.
         let ids = Set(mine.map(\.localId))
-        let queue = try Delivery.loadEntries(context).filter {
-            $0.status == .queued && (ids.contains($0.localId) || ($0.conversationId == conversationId && conversationId != nil)
-                || ($0.to != nil && $0.to == mine[0].to))
-        }
-        let report = try Delivery.run(queue, ignoreBackoff: true, context)
+        let report = try Delivery.run(sending, .conversationsOf(ids), ignoreBackoff: true, lock: .wait(onBusy: {
+            // Another send or flush is delivering; only a person watching needs to hear it.
+            guard context.terminal.errorIsTerminal else { return }
+            context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
+        }), context).report
         let views = SendView.views(mine, report)
         let output = context.output
         if output.json {
@@ -71,29 +71,33 @@ enum SendCommand {
 
     private static func readTexts(_ context: CommandContext) throws(CLIError) -> [String] {
         let words = Array(context.arguments.dropFirst())
-        var texts: [String]
+        // Each message with the number of its first line on stdin, for error messages.
+        var texts: [(text: String, line: Int)]
         if context.invocation.flag("each-line") {
             guard words.isEmpty else { throw .usage("--each-line reads the messages from stdin; give no <text>") }
             texts = []
+            var number = 0
             while let line = context.terminal.readInputLine() {
-                if !line.allSatisfy(\.isWhitespace) { texts.append(line) }
+                number += 1
+                if !line.allSatisfy(\.isWhitespace) { texts.append((line, number)) }
             }
             if texts.isEmpty { throw .usage("--each-line found no lines on stdin") }
         } else if words == ["-"] {
             var text = String(decoding: context.terminal.readAllInput(), as: UTF8.self)
             while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-            texts = [text]
+            texts = [(text, 1)]
         } else if words.isEmpty {
             throw CLIError(ParseError.missingArgument(command: "send", usage: spec.usage[0]))
         } else {
-            texts = [words.joined(separator: " ")]
+            texts = [(words.joined(separator: " "), 1)]
         }
         // Every message is checked before any is queued: bad input queues nothing.
-        for (i, text) in texts.enumerated() {
+        let eachLine = context.invocation.flag("each-line")
+        for (text, line) in texts {
             if let problem = Limits.problem(withText: text) {
-                throw .usage(texts.count == 1 ? problem : "line \(i + 1): \(problem)")
+                throw .usage(eachLine ? "stdin line \(line): \(problem)" : problem)
             }
         }
-        return texts
+        return texts.map(\.text)
     }
 }

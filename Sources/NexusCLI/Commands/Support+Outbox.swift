@@ -1,24 +1,36 @@
 import NexusCore
 
-/// What send, queue flush and retry share: running a delivery and reporting it.
+/// What send, queue flush, retry and the delivery after other commands share: one call
+/// into the core's `Sending`, and the words for its outcome.
 enum Delivery {
-    /// Runs a delivery with progress on a terminal for long runs, then compacts the outbox.
-    static func run(_ entries: [OutboxEntry], ignoreBackoff: Bool, _ context: CommandContext) throws(CLIError) -> DeliveryReport {
-        var delivery = OutboxDelivery(profile: context.profile, api: try context.api())
+    /// Sending for this command's profile and server. Making it checks the server
+    /// addresses, so call it before anything is queued: a usage error queues nothing.
+    static func sending(_ context: CommandContext) throws(CLIError) -> Sending {
+        var sending = Sending(profile: context.profile, api: try context.api())
         let terminal = context.terminal
-        if terminal.errorIsTerminal && !context.output.quiet && entries.count > delivery.maxItems {
-            delivery.onProgress = { done, total in
+        if terminal.errorIsTerminal && !context.output.quiet {
+            let threshold = sending.maxItems
+            sending.onProgress = { done, total in
+                guard total > threshold else { return }
                 terminal.writeErr("\rSending \(done)/\(total)…" + (done == total ? "\n" : ""))
             }
         }
+        return sending
+    }
+
+    /// Runs one delivery, keeps what was sent in the cache, and names damaged records.
+    static func run(
+        _ sending: Sending, _ scope: Sending.Scope, ignoreBackoff: Bool, lock: Sending.LockPolicy, _ context: CommandContext
+    ) throws(CLIError) -> Sending.Outcome {
+        let outcome: Sending.Outcome
         do {
-            let report = try delivery.deliver(entries, ignoreBackoff: ignoreBackoff)
-            if !report.sent.isEmpty { try delivery.outbox.compact() }
-            Cache.remember(report.sent.map(\.message), context)
-            return report
+            outcome = try sending.deliver(scope, ignoreBackoff: ignoreBackoff, lock: lock)
         } catch {
             throw CLIError(error)
         }
+        Cache.remember(outcome.report.sent.map(\.message), context)
+        warnDamaged(outcome.damaged, context)
+        return outcome
     }
 
     /// The exit code a delivery earns: a failure's own code, else 75 while anything is
@@ -34,11 +46,14 @@ enum Delivery {
         return .failure
     }
 
-    static func loadEntries(_ context: CommandContext) throws(CLIError) -> [OutboxEntry] {
+    /// The outbox as it is, with its damage named on stderr (unless a delivery that
+    /// follows names it).
+    static func loadEntries(_ context: CommandContext, warn: Bool = true) throws(CLIError) -> [OutboxEntry] {
         do {
             let contents = try Outbox(profile: context.profile).read()
-            if contents.damagedRecords > 0 {
-                context.output.warn("the outbox has \(contents.damagedRecords) unreadable record(s) (a crash mid-write?); they are skipped, and the file is repaired on the next write")
+            if warn { warnDamaged(contents.damaged, context) }
+            if warn && contents.tornTail {
+                context.output.warn("the outbox ends in 1 unreadable record, torn by a crash mid-write (no command reported it done); it is skipped, and cut off on the next write")
             }
             return contents.entries
         } catch {
@@ -46,16 +61,26 @@ enum Delivery {
         }
     }
 
+    /// Each damaged line, by number and what can be read of it: its message may never
+    /// be sent, and only the user can decide what to do about it.
+    static func warnDamaged(_ damaged: [DamagedRecord], _ context: CommandContext) {
+        guard !damaged.isEmpty else { return }
+        for d in damaged {
+            context.output.warn("the outbox's line \(d.line) is damaged and can't be read" + (d.localId.map { " (localId \($0))" } ?? "") + "; it is kept as it is, and not sent")
+        }
+        context.output.note("See and drop damaged records with `nexusctl queue repair`; until then `queue flush` exits \(ExitCode.store.rawValue).")
+    }
+
     /// Delivers what is due, quietly, after another command reached the server; skipped
     /// when a flush is already running. Its failures never change the command's result.
     static func opportunistic(_ context: CommandContext, ignoreBackoff: Bool = false) {
-        let now = Timestamp.now()
-        guard let entries = try? Outbox(profile: context.profile).entries(),
-              entries.contains(where: { ignoreBackoff ? $0.status == .queued : $0.isDue(at: now) }),
-              let lock = try? FileLock.tryAcquire(Outbox(profile: context.profile).flushLockPath)
+        guard let sending = try? sending(context),
+              let outcome = try? sending.deliver(.everything, ignoreBackoff: ignoreBackoff, lock: .skipIfBusy),
+              outcome.ran
         else { return }
-        defer { lock.unlock() }
-        guard let report = try? run(entries, ignoreBackoff: ignoreBackoff, context) else { return }
+        let report = outcome.report
+        Cache.remember(report.sent.map(\.message), context)
+        warnDamaged(outcome.damaged, context)
         if !report.sent.isEmpty { context.output.note("Delivered \(report.sent.count) queued message(s).") }
         for e in report.failed { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
     }

@@ -27,48 +27,22 @@ public struct DeliveryReport: Sendable {
     public var stillQueued: Int { deferred.count + waiting.count }
 }
 
-/// Delivers outbox messages in order, in batches, and records every outcome in the
-/// outbox before it returns. It never prints: progress goes to `onProgress`.
-public struct OutboxDelivery {
-    public let outbox: Outbox
-    public let profile: Profile
-    public let api: NexusAPI
-    public var now: () -> Timestamp = { .now() }
-    public var maxItems = 500
-    public var maxBytes = 4 * 1024 * 1024
+/// Sends chosen outbox messages in batches, in the order given, and records every
+/// outcome in the outbox before it returns. Which messages go, and in what order, is
+/// `Sending`'s rule; this is only the mechanism. It never prints: progress goes to
+/// `onProgress`.
+struct OutboxDelivery {
+    let outbox: Outbox
+    let api: any SendingAPI
+    var now: () -> Timestamp
+    var maxItems: Int
+    var maxBytes: Int
     /// Called after each batch with (messages done, messages to do).
-    public var onProgress: ((Int, Int) -> Void)?
+    var onProgress: ((Int, Int) -> Void)?
 
-    public init(profile: Profile, api: NexusAPI) {
-        self.profile = profile
-        self.outbox = Outbox(profile: profile)
-        self.api = api
-    }
-
-    /// The backoff after `attempts` failed tries: 1 s, 2 s, 4 s … capped at 5 minutes.
-    public static func backoff(afterAttempts attempts: Int) -> Int64 {
-        min(300, Int64(1) << min(max(attempts - 1, 0), 9))
-    }
-
-    /// Delivers the queued messages among `entries`, oldest first. A message that is not
-    /// due yet (unless `ignoreBackoff`) holds back the later ones of its conversation, so
-    /// each conversation keeps its order.
-    public func deliver(_ entries: [OutboxEntry], ignoreBackoff: Bool = false) throws(StoreError) -> DeliveryReport {
-        var report = DeliveryReport()
-        let start = now()
-        var blocked = Set<String>()
-        var candidates: [OutboxEntry] = []
-        for e in entries where e.status == .queued {
-            let key = e.conversationId.map { "c\($0)" } ?? "to:\(e.to ?? "")"
-            if blocked.contains(key) || (!ignoreBackoff && !e.isDue(at: start)) {
-                blocked.insert(key)
-                report.waiting.append(e)
-            } else {
-                candidates.append(e)
-            }
-        }
-        candidates = try resolveRecipients(candidates, &report)
-
+    /// Sends `candidates` in order. A message counts as due if it was due at `start`; a
+    /// run that stops (server gone, busy, or credentials refused) leaves the rest waiting.
+    func deliver(_ candidates: [OutboxEntry], dueAt start: Timestamp, _ report: inout DeliveryReport) throws(StoreError) {
         var done = 0
         var index = 0
         while index < candidates.count {
@@ -87,52 +61,6 @@ public struct OutboxDelivery {
             done += batch.count
             onProgress?(done, candidates.count)
         }
-        return report
-    }
-
-    /// Messages queued for an email before the conversation was known get its id now.
-    private func resolveRecipients(_ candidates: [OutboxEntry], _ report: inout DeliveryReport) throws(StoreError) -> [OutboxEntry] {
-        var resolved: [String: Int64] = [:]
-        var failed: [String: String] = [:]
-        var notFoundRecipients = Set<String>()
-        var out: [OutboxEntry] = []
-        var records: [OutboxRecord] = []
-        for var e in candidates {
-            guard e.conversationId == nil, let to = e.to else {
-                out.append(e)
-                continue
-            }
-            if resolved[to] == nil, failed[to] == nil, report.stopReason == nil, !report.authRefused {
-                do throws(APIError) {
-                    let conversation = try api.openDirect(with: to).conversation
-                    resolved[to] = conversation.id
-                    try? profile.rememberDirect(email: to, conversationId: conversation.id)
-                } catch {
-                    if error.isTransient {
-                        report.stopReason = "\(DeliveryText.network) (\(error))"
-                    } else if error.status == 401 || error.status == 403 {
-                        report.authRefused = true
-                    } else {
-                        failed[to] = "\(DeliveryText.other) (\(error))"
-                        if error.status == 404 { notFoundRecipients.insert(to) }
-                    }
-                }
-            }
-            if let id = resolved[to] {
-                e.conversationId = id
-                out.append(e)
-            } else if let why = failed[to] {
-                if notFoundRecipients.contains(to) { report.notFound.insert(e.localId) }
-                e.status = .failed
-                e.lastError = why
-                records.append(OutboxRecord(op: .failed, localId: e.localId, at: now(), error: why))
-                report.failed.append(e)
-            } else {
-                report.waiting.append(e)
-            }
-        }
-        try outbox.append(records)
-        return out
     }
 
     /// Sends one batch and records the outcomes. A transient failure of a message tried
@@ -172,7 +100,7 @@ public struct OutboxDelivery {
                         report.deferred.append(e)
                         continue
                     }
-                    let delay = max(Self.backoff(afterAttempts: e.attempts + 1), retryAfter ?? 0)
+                    let delay = max(Sending.backoff(afterAttempts: e.attempts + 1), retryAfter ?? 0)
                     let next = Timestamp(milliseconds: at.milliseconds + delay * 1000)
                     records.append(OutboxRecord(op: .deferred, localId: e.localId, at: at, error: why, nextAttemptAt: next))
                     var deferred = e

@@ -4,52 +4,24 @@ import Glibc
 import Darwin
 #endif
 
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: [(String, String)]
-    public var body: [UInt8]
-
-    public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.0.lowercased() == lower }?.1
-    }
-}
-
-public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
-    /// Nothing answered: refused, unreachable, DNS failure. Safe to try again later.
-    case unreachable(String)
-    /// The connection broke or timed out after the request may have been sent.
-    case connectionLost(String)
-    case timedOut
-    case malformedResponse(String)
-
-    /// Nothing answered, or the connection broke: another replica may answer instead.
-    public var serverGone: Bool {
-        switch self {
-        case .unreachable, .connectionLost: return true
-        case .timedOut, .malformedResponse: return false
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .unreachable(let why): return why
-        case .connectionLost(let why): return "connection lost: \(why)"
-        case .timedOut: return "the server did not answer in time"
-        case .malformedResponse(let why): return "the server sent a malformed answer: \(why)"
-        }
-    }
-}
-
-/// A small HTTP/1.1 client over a blocking socket, with keep-alive.
+/// A small HTTP/1.1 client over a socket, with keep-alive.
 ///
 /// Foundation's URLSession on Linux costs about 16 ms and 15 MiB on its first request,
 /// which is more than the whole budget of `nexusctl send`; speaking HTTP/1.1 over a
 /// socket ourselves costs well under a millisecond. It speaks only what nexusd
 /// answers: Content-Length and chunked bodies.
+///
+/// Every request has a deadline: a server that accepts the connection and then reads or
+/// answers nothing (frozen, stopped) fails the request in bounded time instead of hanging
+/// the command, and the flush lock it holds, for ever.
 public final class HTTPClient {
     public let address: ServerAddress
     public var connectTimeoutMs: Int32 = 5_000
+    /// How long a write may make no progress at all before the request fails.
+    public var writeStallMs: Int32 = 10_000
+    /// Extra time a request gets for its body on top of its timeout: one millisecond for
+    /// every `bodyBytesPerMs` bytes (16 KB/s), so a large batch on a slow link can finish.
+    public var bodyBytesPerMs = 16
     private var fd: Int32 = -1
     private var buffer: [UInt8] = []
     private var bufferStart = 0
@@ -79,20 +51,22 @@ public final class HTTPClient {
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
         timeoutMs: Int32 = 30_000
     ) throws(HTTPClientError) -> HTTPResponse {
+        // One deadline for the whole request, the resend on a new connection included.
+        let deadline = monotonicMs() + Int64(timeoutMs) + Int64((body?.count ?? 0) / max(bodyBytesPerMs, 1))
         let reused = fd >= 0
         do {
-            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
+            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs, deadline: deadline)
         } catch .connectionLost(let why) where reused {
             _ = why
             close()
-            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
+            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs, deadline: deadline)
         }
     }
 
     private func attempt(
-        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, timeoutMs: Int32
+        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, timeoutMs: Int32, deadline: Int64
     ) throws(HTTPClientError) -> HTTPResponse {
-        if fd < 0 { try connect() }
+        if fd < 0 { try connect(deadline: deadline) }
         var head = "\(method) \(address.basePath)\(path) HTTP/1.1\r\nHost: \(address.host):\(address.port)\r\n"
         head += "User-Agent: nexusctl\r\nAccept: application/json\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -105,14 +79,17 @@ public final class HTTPClient {
         var bytes = Array(head.utf8)
         if let body { bytes += body }
         do {
-            try writeAll(bytes)
+            try writeAll(bytes, deadline: deadline)
         } catch {
             close()
             throw error
         }
         requestsOnConnection += 1
         do {
-            let response = try readResponse(deadline: monotonicMs() + Int64(timeoutMs))
+            // The answer gets the request's timeout after the body is out, within the deadline.
+            let answerBy = min(deadline, monotonicMs() + Int64(timeoutMs))
+            try awaitAnswer(deadline: answerBy)
+            let response = try readResponse(deadline: answerBy)
             if response.header("Connection")?.lowercased() == "close" { close() }
             return response
         } catch {
@@ -121,7 +98,9 @@ public final class HTTPClient {
         }
     }
 
-    private func connect() throws(HTTPClientError) {
+    /// Connects without blocking, and leaves the socket non-blocking: writes and reads wait
+    /// in poll, with a deadline, and only when the socket is not ready.
+    private func connect(deadline: Int64) throws(HTTPClientError) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -142,7 +121,7 @@ public final class HTTPClient {
             var r = Glibc.connect(s, ai.pointee.ai_addr, ai.pointee.ai_addrlen)
             if r != 0 && errno == EINPROGRESS {
                 var pfd = pollfd(fd: s, events: Int16(POLLOUT), revents: 0)
-                let ready = poll(&pfd, 1, connectTimeoutMs)
+                let ready = poll(&pfd, 1, Int32(max(0, min(Int64(connectTimeoutMs), deadline - monotonicMs()))))
                 if ready == 1 {
                     var err: Int32 = 0
                     var len = socklen_t(MemoryLayout<Int32>.size)
@@ -153,7 +132,6 @@ public final class HTTPClient {
                 }
             }
             if r == 0 {
-                _ = fcntl(s, F_SETFL, flags)
                 var one: Int32 = 1
                 setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 fd = s
@@ -165,45 +143,85 @@ public final class HTTPClient {
         throw .unreachable("can't reach the server at \(address) (\(lastError.lowercased()))")
     }
 
-    private func writeAll(_ bytes: [UInt8]) throws(HTTPClientError) {
+    /// Writes everything, waiting in poll only while the socket's buffer is full. Fails when
+    /// the server takes nothing for `writeStallMs`, or the request's deadline passes.
+    private func writeAll(_ bytes: [UInt8], deadline: Int64) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in
                 send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
             }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .connectionLost(String(cString: strerror(errno)))
+            if n >= 0 {
+                offset += n
+                continue
             }
-            offset += n
+            if errno == EINTR { continue }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .connectionLost(String(cString: strerror(errno))) }
+            let left = deadline - monotonicMs()
+            if left <= 0 { throw .timedOut }
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&pfd, 1, Int32(min(left, Int64(writeStallMs))))
+            if ready < 0 && errno != EINTR { throw .connectionLost(String(cString: strerror(errno))) }
+            if ready == 0 { throw .timedOut }
         }
     }
 
-    /// Reads more bytes into the buffer; false at end of stream.
+    /// Waits for the first byte of the answer. The request may still sit in the kernel's
+    /// buffers: if the server takes none of it for `writeStallMs`, it is frozen, and the
+    /// request fails then rather than at the deadline. Costs nothing when the answer comes
+    /// within the first slice of the wait.
+    private func awaitAnswer(deadline: Int64) throws(HTTPClientError) {
+        guard bufferStart == buffer.count else { return }
+        var unsent = Int32.max
+        while true {
+            let left = deadline - monotonicMs()
+            if left <= 0 { throw .timedOut }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, Int32(min(left, Int64(max(writeStallMs / 2, 1)))))
+            if ready > 0 { return }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .connectionLost(String(cString: strerror(errno)))
+            }
+            guard let queued = unsentBytes() else { continue }
+            if queued > 0 && queued >= unsent { throw .timedOut }
+            unsent = queued
+        }
+    }
+
+    /// Bytes written that the server has not taken yet, where the system tells.
+    private func unsentBytes() -> Int32? {
+        #if canImport(Glibc)
+        var queued: Int32 = 0
+        return ioctl(fd, UInt(TIOCOUTQ), &queued) == 0 ? queued : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// Reads more bytes into the buffer; false at end of stream. Tries the (non-blocking)
+    /// socket first and waits in poll only when it has nothing yet.
     private func fill(deadline: Int64) throws(HTTPClientError) -> Bool {
         if bufferStart > 65536 && bufferStart * 2 > buffer.count {
             buffer.removeFirst(bufferStart)
             bufferStart = 0
         }
         while true {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                buffer.append(contentsOf: chunk[0..<n])
+                return true
+            }
+            if n == 0 { return false }
+            if errno == EINTR { continue }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .connectionLost(String(cString: strerror(errno))) }
             let left = deadline - monotonicMs()
             if left <= 0 { throw .timedOut }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, Int32(min(left, Int64(Int32.max))))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw .connectionLost(String(cString: strerror(errno)))
-            }
+            if ready < 0 && errno != EINTR { throw .connectionLost(String(cString: strerror(errno))) }
             if ready == 0 { throw .timedOut }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw .connectionLost(String(cString: strerror(errno)))
-            }
-            if n == 0 { return false }
-            buffer.append(contentsOf: chunk[0..<n])
-            return true
         }
     }
 

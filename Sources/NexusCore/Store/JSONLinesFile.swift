@@ -12,8 +12,9 @@ import Foundation
 /// An append-only file of JSON documents, one a line.
 ///
 /// A crash can leave the last line half-written. Readers skip such a torn line, and the
-/// next append cuts it off before writing, so it never stops the program. Lines that do
-/// not decode are skipped and counted rather than fatal: one bad record costs only itself.
+/// next append cuts it off before writing, so it never stops the program. A complete line
+/// that does not decode is damage, not a crash: it is skipped but kept, and handed back
+/// with its line number, so the caller can name it rather than lose it in silence.
 public struct JSONLinesFile: Sendable {
     public let path: String
 
@@ -21,59 +22,60 @@ public struct JSONLinesFile: Sendable {
 
     public struct ReadResult<T> {
         public var records: [T]
-        /// Complete lines that did not decode as a record.
-        public var skippedLines: Int
+        /// Complete lines that did not decode as a record, in file order.
+        public var skipped: [SkippedLine]
         /// True when the file ends in a partial line (a crash during a write).
         public var tornTail: Bool
+
+        public var skippedLines: Int { skipped.count }
+    }
+
+    /// A complete line that did not decode: where it is, and its bytes as they are.
+    public struct SkippedLine: Sendable, Equatable {
+        /// 1-based, counting every line of the file.
+        public var line: Int
+        public var bytes: [UInt8]
     }
 
     public func read<T: Decodable>(_ type: T.Type) throws(StoreError) -> ReadResult<T> {
         guard let bytes = try FileSystem.readFile(path) else {
-            return ReadResult(records: [], skippedLines: 0, tornTail: false)
+            return ReadResult(records: [], skipped: [], tornTail: false)
         }
         return Self.parse(bytes, as: T.self)
     }
 
     /// Splits the bytes of a JSON-lines file into records. Never fails: a line that does
-    /// not decode is counted in `skippedLines`, and a last line without its newline is a
-    /// torn tail, never decoded.
+    /// not decode goes to `skipped`, and a last line without its newline is a torn tail,
+    /// never decoded.
     public static func parse<T: Decodable>(_ bytes: [UInt8], as type: T.Type) -> ReadResult<T> {
         let decoder = JSONDecoder()
         var records: [T] = []
-        var skipped = 0
+        var skipped: [SkippedLine] = []
         var start = 0
         var i = 0
+        var line = 0
         let count = bytes.count
         while i < count {
             if bytes[i] == 10 {
+                line += 1
                 if i > start {
                     if let record = try? decoder.decode(T.self, from: Data(bytes[start..<i])) {
                         records.append(record)
                     } else {
-                        skipped += 1
+                        skipped.append(SkippedLine(line: line, bytes: Array(bytes[start..<i])))
                     }
                 }
                 start = i + 1
             }
             i += 1
         }
-        return ReadResult(records: records, skippedLines: skipped, tornTail: start < count)
+        return ReadResult(records: records, skipped: skipped, tornTail: start < count)
     }
 
     /// Appends the records, each as one line, and by default fsyncs before returning:
     /// when this returns, the records survive a crash or a power cut.
     public func append<T: Encodable>(_ records: [T], sync: Bool = true) throws(StoreError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var bytes: [UInt8] = []
-        for record in records {
-            do {
-                bytes += try encoder.encode(record)
-            } catch {
-                throw StoreError(path: path, reason: "can't encode a record: \(error)")
-            }
-            bytes.append(10)
-        }
+        let bytes = try encodeLines(records)
         let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         if fd < 0 { throw .errno(path, "can't open") }
         defer { close(fd) }
@@ -82,8 +84,19 @@ public struct JSONLinesFile: Sendable {
         if sync && fsync(fd) != 0 { throw .errno(path, "can't sync") }
     }
 
-    /// Rewrites the whole file atomically with just these records.
-    public func replace<T: Encodable>(with records: [T]) throws(StoreError) {
+    /// Rewrites the whole file atomically with just these records, after `keeping`: lines
+    /// that did not decode, carried over byte for byte so a rewrite never drops them.
+    public func replace<T: Encodable>(with records: [T], keeping kept: [SkippedLine] = []) throws(StoreError) {
+        var bytes: [UInt8] = []
+        for line in kept {
+            bytes += line.bytes
+            bytes.append(10)
+        }
+        bytes += try encodeLines(records)
+        try FileSystem.writeAtomically(path, bytes)
+    }
+
+    private func encodeLines<T: Encodable>(_ records: [T]) throws(StoreError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var bytes: [UInt8] = []
@@ -95,7 +108,7 @@ public struct JSONLinesFile: Sendable {
             }
             bytes.append(10)
         }
-        try FileSystem.writeAtomically(path, bytes)
+        return bytes
     }
 
     /// Cuts a partial last line off, so the next record starts on a line of its own.

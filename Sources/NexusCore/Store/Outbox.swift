@@ -96,6 +96,15 @@ public struct Outbox: Sendable {
 
     public static func newLocalId() -> String { UUID().uuidString.lowercased() }
 
+    /// True while a delivery (`queue flush`, `send`, …) of this profile holds the flush lock.
+    public var isDelivering: Bool {
+        if let lock = try? FileLock.tryAcquire(flushLockPath) {
+            lock.unlock()
+            return false
+        }
+        return FileSystem.exists(flushLockPath)
+    }
+
     /// A ceiling on the attempts counted, so a damaged or hostile count can't overflow.
     static let maxAttempts = 1_000_000
 
@@ -126,10 +135,18 @@ public struct Outbox: Sendable {
     public struct Contents: Sendable {
         /// Every message, oldest first, in its current state.
         public var entries: [OutboxEntry]
-        /// Records that could not be read (a torn last line counts once).
-        public var damagedRecords: Int
+        /// Complete lines that can't be read: their messages may be lost until `repair`.
+        public var damaged: [DamagedRecord]
+        /// The file ends in a partial line: a crash mid-write, which no command reported
+        /// done. Harmless; the next append cuts it off.
+        public var tornTail: Bool
         /// How many records the file holds, settled ones included.
         public var recordCount: Int
+        /// The damaged lines as they are, so a rewrite can keep them.
+        var damagedLines: [JSONLinesFile.SkippedLine]
+
+        /// Records that could not be read (a torn last line counts once).
+        public var damagedRecords: Int { damaged.count + (tornTail ? 1 : 0) }
     }
 
     public func read() throws(StoreError) -> Contents {
@@ -177,14 +194,15 @@ public struct Outbox: Sendable {
             byId[r.localId] = e
         }
         return Contents(
-            entries: order.compactMap { byId[$0] }, damagedRecords: result.skippedLines + (result.tornTail ? 1 : 0),
-            recordCount: result.records.count)
+            entries: order.compactMap { byId[$0] }, damaged: result.skipped.map(DamagedRecord.init), tornTail: result.tornTail,
+            recordCount: result.records.count, damagedLines: result.skipped)
     }
 
     public func entries() throws(StoreError) -> [OutboxEntry] { try read().entries }
 
     /// Rewrites the file with only the messages not yet sent, each as one record, when
-    /// settled records make up most of it; atomic (temporary file, fsync, rename).
+    /// settled records make up most of it; atomic (temporary file, fsync, rename). Damaged
+    /// lines are carried over as they are: only `repair` drops them, when asked.
     /// Returns whether it rewrote.
     @discardableResult
     public func compact(force: Bool = false) throws(StoreError) -> Bool {
@@ -193,6 +211,24 @@ public struct Outbox: Sendable {
         let contents = try read()
         let open = contents.entries.filter { $0.status != .sent }
         guard force || (contents.recordCount >= 64 && open.count * 4 < contents.recordCount) else { return false }
+        try file.replace(with: Self.records(for: open), keeping: contents.damagedLines)
+        return true
+    }
+
+    /// Drops the damaged lines (and a torn tail), keeping every message that can be read
+    /// as it is. Returns what it dropped.
+    @discardableResult
+    public func repair() throws(StoreError) -> [DamagedRecord] {
+        let lock = try FileLock.acquire(lockPath)
+        defer { lock.unlock() }
+        let contents = try read()
+        guard !contents.damaged.isEmpty || contents.tornTail else { return [] }
+        try file.replace(with: Self.records(for: contents.entries.filter { $0.status != .sent }))
+        return contents.damaged
+    }
+
+    /// Each open message as one `queued` record, plus one verdict record when it has one.
+    private static func records(for open: [OutboxEntry]) -> [OutboxRecord] {
         var records: [OutboxRecord] = []
         for e in open {
             let verdict = e.status == .failed || e.lastError != nil || e.nextAttemptAt != nil
@@ -208,7 +244,43 @@ public struct Outbox: Sendable {
                     OutboxRecord(op: .deferred, localId: e.localId, at: e.queuedAt, error: e.lastError, nextAttemptAt: e.nextAttemptAt))
             }
         }
-        try file.replace(with: records)
-        return true
+        return records
+    }
+}
+
+/// A line of the outbox that can't be read: a changed byte, a bad disk. Its message is
+/// not lost in silence: it is named by its line and whatever of it can still be read.
+public struct DamagedRecord: Sendable, Equatable, Encodable {
+    /// 1-based line number in the outbox file.
+    public var line: Int
+    public var localId: String?
+    public var op: String?
+    /// The line as text (bytes that are not UTF-8 replaced), for a person to read.
+    public var text: String
+
+    init(_ skipped: JSONLinesFile.SkippedLine) {
+        line = skipped.line
+        localId = Self.field("localId", in: skipped.bytes)
+        op = Self.field("op", in: skipped.bytes)
+        text = String(decoding: skipped.bytes, as: UTF8.self)
+    }
+
+    /// The plain string value of `"name":"…"`, if the damage spared it.
+    static func field(_ name: String, in bytes: [UInt8]) -> String? {
+        let key = Array("\"\(name)\":\"".utf8)
+        guard bytes.count > key.count else { return nil }
+        var i = 0
+        while i + key.count <= bytes.count {
+            if bytes[i] == key[0] && Array(bytes[i..<(i + key.count)]) == key {
+                let start = i + key.count
+                guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")), end > start, end - start <= 200 else { return nil }
+                let value = bytes[start..<end]
+                // Only a value that is plainly text is worth showing as the id.
+                guard value.allSatisfy({ $0 >= 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\\") }) else { return nil }
+                return String(decoding: value, as: UTF8.self)
+            }
+            i += 1
+        }
+        return nil
     }
 }

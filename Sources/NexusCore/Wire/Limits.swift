@@ -16,6 +16,17 @@ public enum Limits {
     /// Why `text` can't be sent, or nil when it can.
     public static func problem(withText text: String) -> String? {
         if text.allSatisfy({ $0.isWhitespace }) { return "message text is empty" }
+        // A NUL would cut the text short downstream (C strings; PostgreSQL text can't hold
+        // one), so it is refused, with where it is so the user can find it.
+        if let nul = text.utf8.firstIndex(of: 0) {
+            let before = text.utf8[..<nul]
+            let line = before.reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+            let lineStart = before.lastIndex(of: 10).map { text.utf8.index(after: $0) } ?? text.utf8.startIndex
+            let column = text.unicodeScalars[lineStart..<nul].count + 1
+            let offset = text.utf8.distance(from: text.utf8.startIndex, to: nul)
+            return "message text contains a NUL character at line \(line), column \(column) (byte offset \(offset)); "
+                + "remove it (for example with `tr -d '\\000'`)"
+        }
         let bytes = text.utf8.count
         if bytes > maxTextBytes {
             return "message text is \(bytes) bytes; the limit is \(maxTextBytes) bytes (64 KiB)"

@@ -1,0 +1,44 @@
+extension Sending {
+    /// Gives every queued message known only by its recipient's email, up to `horizon`,
+    /// its conversation id: from the profile's map when it knows it, else from the server.
+    /// A recipient the server refuses for good fails its messages; a server that can't be
+    /// reached, or refuses the credentials, stops the run before anything is sent, because
+    /// an unresolved message might come first in any conversation.
+    func resolveRecipients(_ entries: inout [OutboxEntry], upTo horizon: Int, _ report: inout DeliveryReport) throws(StoreError) {
+        guard horizon >= 0 else { return }
+        let open = entries[...horizon].indices.filter { entries[$0].status == .queued && entries[$0].conversationId == nil }
+        guard !open.isEmpty else { return }
+        var known = profile.loadDirects()
+        var refused: [String: (why: String, notFound: Bool)] = [:]
+        var records: [OutboxRecord] = []
+        for i in open {
+            guard let to = entries[i].to else { continue }
+            if known[to] == nil, refused[to] == nil {
+                do throws(APIError) {
+                    let conversation = try api.openDirect(with: to).conversation
+                    known[to] = conversation.id
+                    try? profile.rememberDirect(email: to, conversationId: conversation.id)
+                } catch {
+                    if error.isTransient {
+                        report.stopReason = "\(DeliveryText.network) (\(error))"
+                        break
+                    } else if error.status == 401 || error.status == 403 {
+                        report.authRefused = true
+                        break
+                    }
+                    refused[to] = ("\(DeliveryText.other) (\(error))", error.status == 404)
+                }
+            }
+            if let id = known[to] {
+                entries[i].conversationId = id
+            } else if let (why, notFound) = refused[to] {
+                if notFound { report.notFound.insert(entries[i].localId) }
+                entries[i].status = .failed
+                entries[i].lastError = why
+                records.append(OutboxRecord(op: .failed, localId: entries[i].localId, at: now(), error: why))
+                report.failed.append(entries[i])
+            }
+        }
+        try outbox.append(records)
+    }
+}

@@ -1,0 +1,36 @@
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.0.lowercased() == lower }?.1
+    }
+}
+
+public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
+    /// Nothing answered: refused, unreachable, DNS failure. Safe to try again later.
+    case unreachable(String)
+    /// The connection broke or timed out after the request may have been sent.
+    case connectionLost(String)
+    case timedOut
+    case malformedResponse(String)
+
+    /// Nothing answered, or the connection broke: another replica may answer instead.
+    public var serverGone: Bool {
+        switch self {
+        case .unreachable, .connectionLost: return true
+        case .timedOut, .malformedResponse: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreachable(let why): return why
+        case .connectionLost(let why): return "connection lost: \(why)"
+        case .timedOut: return "the server did not answer in time"
+        case .malformedResponse(let why): return "the server sent a malformed answer: \(why)"
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import NexusCore
+
+/// An in-process stand-in for nexusd's send endpoints, behind `SendingAPI`, so core tests
+/// can drive `Sending` with faults injected: the server down, a batch failing, a refusal.
+/// It keeps what nexusd promises: one message per localId, per-conversation seqs 1, 2, 3.
+final class FakeSendingServer: SendingAPI {
+    /// Direct conversations by the other person's email.
+    var directs: [String: Int64] = [:]
+    /// Emails with no account: opening a conversation with them is a 404.
+    var strangers: Set<String> = []
+    /// While true, every call fails as if nothing listened.
+    var down = false
+    /// Failures for the next calls, in order, whichever endpoint they reach.
+    var faults: [APIError] = []
+    /// Stored messages in the order they were accepted.
+    private(set) var stored: [Message] = []
+    private(set) var batches: [[BatchItem]] = []
+    private(set) var opened: [String] = []
+
+    func messages(in conversation: Int64) -> [Message] { stored.filter { $0.conversationId == conversation } }
+
+    private func fault() throws(APIError) {
+        if down { throw .unreachable("can't reach the server (connection refused)") }
+        if !faults.isEmpty { throw faults.removeFirst() }
+    }
+
+    func openDirect(with email: String) throws(APIError) -> ConversationResponse {
+        try fault()
+        opened.append(email)
+        if strangers.contains(email) { throw .server(status: 404, code: "not_found", message: "No such user.", retryAfter: nil) }
+        let id = directs[email] ?? Int64(directs.count + 1)
+        directs[email] = id
+        let members = [User(id: 1, email: "alice@example.com", displayName: "Alice"), User(id: 2, email: email, displayName: email)]
+        let conversation = Conversation(
+            id: id, kind: .direct, name: nil, members: members, lastSeq: 0, lastMessage: nil, createdAt: .now(), updatedAt: .now())
+        return ConversationResponse(conversation: conversation, created: false)
+    }
+
+    func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult] {
+        try fault()
+        batches.append(items)
+        return items.map { item in
+            if let old = stored.first(where: { $0.localId == item.localId }) {
+                return BatchResult(localId: item.localId, status: .duplicate, message: old)
+            }
+            let seq = Int64(messages(in: item.conversationId).count + 1)
+            let m = Message(
+                id: Int64(stored.count + 1), conversationId: item.conversationId, seq: seq, senderId: 1, localId: item.localId,
+                text: item.text, sentAt: .now())
+            stored.append(m)
+            return BatchResult(localId: item.localId, status: .created, message: m)
+        }
+    }
+}

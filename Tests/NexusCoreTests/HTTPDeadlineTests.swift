@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NexusCore
+import Testing
+
+/// Issue 12, item 13: a server that accepts connections and reads nothing (a stopped
+/// process: the kernel still completes the handshake) must not hang the client.
+struct HTTPDeadlineTests {
+    /// A loopback socket that listens and never accepts: a frozen server.
+    final class FrozenListener {
+        let fd: Int32
+        let port: UInt16
+
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            addr.sin_port = 0
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+            guard bound == 0, listen(fd, 16) == 0 else { throw HTTPClientError.unreachable("can't listen") }
+            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            self.fd = fd
+            self.port = UInt16(bigEndian: addr.sin_port)
+        }
+
+        deinit { close(fd) }
+    }
+
+    @Test func aLargeBodyToAFrozenServerTimesOutInsteadOfHanging() throws {
+        let frozen = try FrozenListener()
+        let client = HTTPClient(address: ServerAddress(host: "127.0.0.1", port: frozen.port))
+        client.writeStallMs = 300
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 12 * 1024 * 1024)
+        let start = Date()
+        #expect(throws: HTTPClientError.timedOut) {
+            try client.request("POST", "/v1/messages/batch", body: body, timeoutMs: 60_000)
+        }
+        #expect(Date().timeIntervalSince(start) < 5, "the write stalled for \(Date().timeIntervalSince(start)) s")
+    }
+
+    @Test func aServerThatNeverAnswersMeetsTheDeadline() throws {
+        let frozen = try FrozenListener()
+        let client = HTTPClient(address: ServerAddress(host: "127.0.0.1", port: frozen.port))
+        let start = Date()
+        #expect(throws: HTTPClientError.timedOut) {
+            try client.request("GET", "/v1/me", timeoutMs: 400)
+        }
+        let took = Date().timeIntervalSince(start)
+        #expect(took >= 0.35 && took < 3, "took \(took) s")
+    }
+}

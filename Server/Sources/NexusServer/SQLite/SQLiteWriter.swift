@@ -113,11 +113,19 @@ actor SQLiteWriter {
         for job in batch { job.finish(commitError) }
     }
 
-    /// Messages need no explicit transaction: `insertMessages` writes them with one statement,
-    /// which SQLite commits atomically and durably by itself.
+    /// A group of message requests, in one transaction of its own: `insertMessages` fails
+    /// or succeeds for the group as a whole.
     private func commit(_ requests: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)]) async {
         do {
-            var outcomes = try await insertMessages(requests.flatMap(\.messages), connection)[...]
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            var outcomes: ArraySlice<SendOutcome>
+            do {
+                outcomes = try await insertMessages(requests.flatMap(\.messages), connection)[...]
+                _ = try await connection.query("COMMIT")
+            } catch {
+                _ = try? await connection.query("ROLLBACK")
+                throw error
+            }
             for request in requests {
                 request.continuation.resume(returning: Array(outcomes.prefix(request.messages.count)))
                 outcomes = outcomes.dropFirst(request.messages.count)

@@ -67,11 +67,7 @@ struct PostgresMessageStore: MessageStore {
                 created.append(message)
                 stored[MessageKey(message)] = .created(message)
             }
-            // Feed order within a conversation is seq order.
-            created.sort { ($0.conversationId, $0.seq) < ($1.conversationId, $1.seq) }
-            var newest: [Int64: Message] = [:]
-            for m in created { newest[m.conversationId] = m }
-            let heads = Array(newest.values)
+            let heads = SendBatch.heads(created)
             try await c.query(
                 """
                 UPDATE conversations c SET last_seq = v.seq, last_message_id = v.id, updated_at = v.at
@@ -79,7 +75,7 @@ struct PostgresMessageStore: MessageStore {
                     \(heads.map(\.sentAt.milliseconds))::bigint[]) AS v(conversation_id, seq, id, at)
                 WHERE c.id = v.conversation_id
                 """, logger: logger)
-            try await db.appendEvents(created.map { ($0.conversationId, "message", $0.id) }, on: c)
+            try await db.appendEvents(SendBatch.feedOrder(created).map { ($0.conversationId, "message", $0.id) }, on: c)
             return stored
         }
         return try batch.outcomes(stored)

@@ -9,12 +9,7 @@ import Glibc
 // so that ratios between rows are meaningful on a shared, noisy machine.
 // usage: nexus-bench NEXUSCTL NEXUSD WORKDIR
 
-let args = CommandLine.arguments
-guard args.count == 4 else {
-    FileHandle.standardError.write(Data("usage: nexus-bench NEXUSCTL NEXUSD WORKDIR\n".utf8))
-    exit(2)
-}
-let nexusctl = args[1], nexusd = args[2], work = args[3]
+let (nexusctl, nexusd, work) = toolArguments("nexus-bench")
 var baseEnv = ProcessInfo.processInfo.environment
 baseEnv["NO_COLOR"] = "1"
 

@@ -124,7 +124,7 @@ struct API: Sendable {
 
     func openDirect(_ token: String, with email: String) async throws -> ConversationResponse {
         let response = try await call(.post, "/v1/conversations", token: token, json: CreateConversationRequest(kind: .direct, members: [email]))
-        #expect(response.status == .created || response.status == .ok)
+        #expect(response.status == .created || response.status == .ok, "open answered \(response.status): \(response.text)")
         return try decode(ConversationResponse.self, response)
     }
 

@@ -27,6 +27,7 @@ final class SQLiteDatabase: Database {
         _ = try await writeConnection.query("PRAGMA journal_mode=WAL")
         _ = try await writeConnection.query("PRAGMA synchronous=FULL")
         _ = try await writeConnection.query("PRAGMA foreign_keys=ON")
+        _ = try await writeConnection.query("PRAGMA busy_timeout=\(busyTimeoutMs)")
         var readers: [SQLiteConnection] = []
         if path == ":memory:" {
             // An in-memory database is private to its connection.
@@ -36,6 +37,7 @@ final class SQLiteDatabase: Database {
                 let reader = try await SQLiteConnection.open(
                     storage: storage, threadPool: readerPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
                 _ = try await reader.query("PRAGMA query_only=ON")
+                _ = try await reader.query("PRAGMA busy_timeout=\(busyTimeoutMs)")
                 readers.append(reader)
             }
         }
@@ -65,7 +67,25 @@ final class SQLiteDatabase: Database {
 
     /// A query on one of the reader connections, which WAL lets run beside the writer.
     func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
-        try await reader.query(sql, binds)
+        do {
+            return try await reader.query(sql, binds)
+        } catch {
+            throw Self.surfaced(error)
+        }
+    }
+
+    /// How long a statement waits for a lock another process holds on the file (a backup,
+    /// the sqlite3 shell) before the request is answered 503, as PostgresDatabase.deadline.
+    static let busyTimeoutMs = 5_000
+
+    /// A file locked for longer than `busyTimeoutMs`, or a full disk, as DatabaseUnavailable:
+    /// answered 503 with Retry-After, so clients keep the message and try again later.
+    static func surfaced(_ error: any Error) -> any Error {
+        guard let e = error as? SQLiteError else { return error }
+        switch e.reason {
+        case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked, .full: return DatabaseUnavailable()
+        default: return error
+        }
     }
 
     func close() async throws {

@@ -58,9 +58,9 @@ actor SQLiteWriter {
                     },
                     finish: { commitError in
                         if let commitError {
-                            continuation.resume(throwing: commitError)
+                            continuation.resume(throwing: SQLiteDatabase.surfaced(commitError))
                         } else {
-                            continuation.resume(with: box.result!)
+                            continuation.resume(with: box.result!.mapError(SQLiteDatabase.surfaced))
                         }
                     }))
             startDraining()
@@ -131,7 +131,7 @@ actor SQLiteWriter {
                 outcomes = outcomes.dropFirst(request.messages.count)
             }
         } catch {
-            for request in requests { request.continuation.resume(throwing: error) }
+            for request in requests { request.continuation.resume(throwing: SQLiteDatabase.surfaced(error)) }
         }
     }
 

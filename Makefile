@@ -15,11 +15,14 @@ build:
 
 # Every test: nexusctl's unit and integration tests (which drive the real binaries) on
 # the embedded SQLite default, nexusd's in-process tests, then the same integration
-# suite (and the replica tests) on a throwaway PostgreSQL cluster.
+# suite (and the replica tests) and nexusd's in-process tests again on a throwaway
+# PostgreSQL cluster (one test at a time there: each has its own database, and on a
+# small machine parallel ones wait past the 5 s database deadline).
 test: build
 	$(SWIFT) test
 	$(SWIFT) test $(SERVER)
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test --skip-build --filter IntegrationTests
+	bash Tests/scripts/with-postgres.sh $(SWIFT) test $(SERVER) --skip-build --no-parallel
 
 demo: build
 	bash Tests/scripts/demo.sh

@@ -36,7 +36,7 @@ public struct ServerConfig: Sendable {
     }
 }
 
-/// Builds nexusd: the repository, the router and the application around them.
+/// Builds nexusd: the stores, the router and the application around them.
 /// `onListening` is told the address actually bound (the port, when 0 was asked for).
 public func buildApplication(
     _ config: ServerConfig, clock: @escaping @Sendable () -> Timestamp = { .now() },
@@ -44,12 +44,9 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "nexusd")
     logger.logLevel = config.logLevel
-    let repository: any Repository
-    var bus: (any ClusterBus)?
+    let stores: Stores
     if PostgresURL.isPostgres(config.databasePath) {
-        let postgres = try await PostgresRepository.open(url: config.databasePath, logger: logger)
-        repository = postgres
-        bus = postgres
+        stores = try await PostgresDatabase.stores(url: config.databasePath, logger: logger)
     } else {
         let path = config.databasePath
         if path != ":memory:" {
@@ -57,13 +54,12 @@ public func buildApplication(
             try DatabaseFiles.prepare(path: path, ownFolder: (path as NSString).deletingLastPathComponent == defaultFolder)
         }
         do {
-            repository = try await SQLiteRepository.open(path: path, logger: logger)
+            stores = try await SQLiteDatabase.stores(path: path, logger: logger)
         } catch {
             throw DatabaseFailure.wrap(error, path: path)
         }
     }
-    let services = AppServices(
-        repository: repository, bus: bus, passwords: Passwords(cost: config.bcryptCost), limits: config.limits, clock: clock)
+    let services = AppServices(stores: stores, passwords: Passwords(cost: config.bcryptCost), limits: config.limits, clock: clock)
     let limits = config.limits
     // Header limits and the idle timeout are NIO's and Hummingbird's: a request over them
     // never reaches the router (docs/protocol.md, "Limits").
@@ -76,13 +72,13 @@ public func buildApplication(
         router: buildRouter(services),
         server: .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
-        services: [DatabaseService(services: services)] + (bus == nil ? [] : [ClusterService(services: services)]),
+        services: [DatabaseService(services: services)] + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)
         },
         logger: logger)
     app.beforeServerStarts { [path = config.databasePath] in
-        do { try await repository.migrate() } catch { throw DatabaseFailure.wrap(error, path: path) }
+        do { try await stores.database.migrate() } catch { throw DatabaseFailure.wrap(error, path: path) }
     }
     return app
 }
@@ -92,12 +88,19 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     router.add(middleware: ErrorMiddleware())
     router.get("healthz") { _, _ in try jsonResponse(["status": "ok"]) }
     let v1 = router.group("v1")
-    AuthController(services: services).addRoutes(to: v1)
-    UsersController(services: services).addRoutes(to: v1)
-    ConversationsController(services: services).addRoutes(to: v1)
-    MessagesController(services: services).addRoutes(to: v1)
-    ReceiptsController(services: services).addRoutes(to: v1)
-    SyncController(services: services).addRoutes(to: v1)
+    AuthController(users: services.stores.users, services: services).addPublicRoutes(to: v1)
+    // Every route from here on needs a login.
+    let authenticated = v1.group().add(middleware: AuthenticationMiddleware(services: services))
+    AuthController(users: services.stores.users, services: services).addRoutes(to: authenticated)
+    UsersController(users: services.stores.users, services: services).addRoutes(to: authenticated)
+    ConversationsController(users: services.stores.users, conversations: services.stores.conversations, services: services)
+        .addRoutes(to: authenticated)
+    MessagesController(messages: services.stores.messages, services: services).addRoutes(to: authenticated)
+    ReceiptsController(
+        receipts: services.stores.receipts, conversations: services.stores.conversations, messages: services.stores.messages,
+        services: services
+    ).addRoutes(to: authenticated)
+    SyncController(feed: services.stores.feed, services: services).addRoutes(to: authenticated)
     return router
 }
 
@@ -114,7 +117,7 @@ struct DatabaseService: Service {
             }
         }
         await services.saveLastSeen()
-        try await services.repository.close()
+        try await services.stores.database.close()
     }
 }
 

@@ -2,11 +2,11 @@ import Hummingbird
 import NexusCore
 import Synchronization
 
-/// What the controllers share: the repository and the in-memory helpers around it.
+/// What the controllers share: the stores and the in-memory helpers around them.
 struct AppServices: Sendable {
-    let repository: any Repository
+    let stores: Stores
     /// How replicas keep their memory in step; nil for a single process (SQLite).
-    let bus: (any ClusterBus)?
+    var bus: (any ClusterBus)? { stores.bus }
     let notifier = FeedNotifier()
     /// Tokens already checked. None with replicas: a logout on another one must shut
     /// this one out at once, so every request asks the database.
@@ -22,12 +22,11 @@ struct AppServices: Sendable {
     let clock: @Sendable () -> Timestamp
 
     init(
-        repository: any Repository, bus: (any ClusterBus)? = nil, passwords: Passwords, limits: ServerLimits = ServerLimits(),
+        stores: Stores, passwords: Passwords, limits: ServerLimits = ServerLimits(),
         clock: @escaping @Sendable () -> Timestamp = { .now() }
     ) {
-        self.repository = repository
-        self.bus = bus
-        self.sessions = bus == nil ? SessionCache() : nil
+        self.stores = stores
+        self.sessions = stores.bus == nil ? SessionCache() : nil
         self.passwords = passwords
         self.limits = limits
         self.logins = LoginLimiter(limits)
@@ -52,12 +51,13 @@ struct AppServices: Sendable {
     /// Saves the last-seen times gathered in memory.
     func saveLastSeen() async {
         let times = presence.takeUnsaved()
-        try? await repository.saveLastSeen(times)
+        try? await stores.users.saveLastSeen(times)
     }
 
     /// The caller's user and token hash, from `Authorization: Bearer …`; 401 otherwise
-    /// (`token_expired` for a token past its expiry, so the client can say so).
-    func authenticate(_ request: Request) async throws -> (user: User, tokenHash: String) {
+    /// (`token_expired` for a token past its expiry, so the client can say so). Called
+    /// once a request, by AuthenticationMiddleware.
+    func authenticate(_ request: Request) async throws -> Caller {
         // The scheme name is case-insensitive (RFC 9110).
         guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
         else {
@@ -69,20 +69,20 @@ struct AppServices: Sendable {
         if let cached {
             session = cached
         } else {
-            guard let stored = try await repository.session(tokenHash: hash) else { throw APIError.unauthorized }
+            guard let stored = try await stores.users.session(tokenHash: hash) else { throw APIError.unauthorized }
             sessions?.remember(stored, forHash: hash, generation: generation)
             session = stored
         }
         let now = clock()
         guard now < session.expiresAt else { throw APIError.tokenExpired }
         presence.touch(session.user.id, at: now)
-        return (session.user, hash)
+        return Caller(user: session.user, tokenHash: hash)
     }
 
     /// The members of a conversation the caller belongs to; 404 when the caller is not
     /// a member or the conversation does not exist, so non-members learn nothing.
     func members(of conversationId: Int64, viewer: Int64) async throws -> [Int64] {
-        let members = try await membership.members(of: conversationId, repository: repository)
+        let members = try await membership.members(of: conversationId, store: stores.conversations)
         guard members.contains(viewer) else { throw APIError.conversationNotFound }
         return members
     }
@@ -106,11 +106,11 @@ extension AppServices {
         switch note {
         case .feed(let conversationIds):
             for id in conversationIds {
-                guard let members = try? await membership.members(of: id, repository: repository) else { continue }
+                guard let members = try? await membership.members(of: id, store: stores.conversations) else { continue }
                 notifier.notify(users: members)
             }
         case .typing(let typing):
-            guard let members = try? await membership.members(of: typing.conversationId, repository: repository) else { return }
+            guard let members = try? await membership.members(of: typing.conversationId, store: stores.conversations) else { return }
             showTyping(typing, members: members)
         case .reconnected:
             notifier.wakeEveryone()
@@ -123,9 +123,9 @@ extension AppServices {
 final class MembershipCache: Sendable {
     private let entries = Mutex<[Int64: [Int64]]>([:])
 
-    func members(of conversationId: Int64, repository: any Repository) async throws -> [Int64] {
+    func members(of conversationId: Int64, store: any ConversationStore) async throws -> [Int64] {
         if let cached = entries.withLock({ $0[conversationId] }) { return cached }
-        let members = try await repository.memberIds(conversationId: conversationId)
+        let members = try await store.memberIds(conversationId: conversationId)
         if !members.isEmpty { entries.withLock { $0[conversationId] = members } }
         return members
     }

@@ -5,6 +5,8 @@ struct AppRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's IP address, for the per-address login limit; nil in in-process tests.
     var clientAddress: String?
+    /// Set by AuthenticationMiddleware; read it as `caller`.
+    var identity: Caller?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -13,12 +13,7 @@ import Glibc
 // SOAK_SECONDS (600), SOAK_TAILS (200), SOAK_SENDERS (10), SOAK_RATE (messages/s, 20),
 // SOAK_RESTART_SECONDS (60).
 
-let args = CommandLine.arguments
-guard args.count == 4 else {
-    FileHandle.standardError.write(Data("usage: nexus-soak NEXUSCTL NEXUSD WORKDIR\n".utf8))
-    exit(2)
-}
-let nexusctl = args[1], nexusd = args[2], work = args[3]
+let (nexusctl, nexusd, work) = toolArguments("nexus-soak")
 let environment = ProcessInfo.processInfo.environment
 func setting(_ name: String, _ fallback: Int) -> Int { environment[name].flatMap { Int($0) } ?? fallback }
 let totalSeconds = setting("SOAK_SECONDS", 600)

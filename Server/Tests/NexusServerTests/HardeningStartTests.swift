@@ -42,13 +42,13 @@ struct IdentityRepairTests {
             _ = try await api.register("bob@example.test", name: "Bob")
             return try await api.register("impostor@example.test", name: "Bob").token
         }
-        let repository = try await SQLiteRepository.open(path: path, logger: Logger(label: "test"))
-        _ = try await repository.writer.perform { db in
+        let database = try await SQLiteDatabase.open(path: path, logger: Logger(label: "test"))
+        _ = try await database.writer.perform { db in
             try await db.query("UPDATE users SET email = CAST(X'626F62406578616D706C652E7465737400' AS TEXT) WHERE email = 'impostor@example.test'")
         }
         // As issue 12 found it: two accounts that both read as bob@example.test.
-        #expect(try await repository.users(excluding: 0, search: nil).map(\.email) == ["bob@example.test", "bob@example.test"])
-        try await repository.close()
+        #expect(try await SQLiteUserStore(db: database).users(excluding: 0, search: nil).map(\.email) == ["bob@example.test", "bob@example.test"])
+        try await database.close()
 
         try await buildApplication(config).test(.router) { client in
             let api = API(client: client)

@@ -50,9 +50,9 @@ struct OpenAPITests {
 
     /// The router's routes, with `:name` written `{name}` as OpenAPI does.
     static func serverRoutes() async throws -> Set<String> {
-        let repository = try await SQLiteRepository.open(path: ":memory:", logger: Logger(label: "test"))
-        let router = buildRouter(AppServices(repository: repository, passwords: Passwords(cost: 4)))
-        try await repository.close()
+        let stores = try await SQLiteDatabase.stores(path: ":memory:", logger: Logger(label: "test"))
+        let router = buildRouter(AppServices(stores: stores, passwords: Passwords(cost: 4)))
+        try await stores.database.close()
         return Set(router.routes.map { route in
             let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
             return "\(route.method.rawValue) /" + path.joined(separator: "/")

@@ -11,15 +11,41 @@ import Testing
 
 @testable import NexusServer
 
-/// A nexusd on port 0 with a SQLite file in a fresh temp folder (the caller removes it).
-/// bcrypt cost 4 keeps registration and login fast.
-private func testConfig(_ limits: ServerLimits) -> (ServerConfig, URL) {
+/// A nexusd on port 0 with a fresh database, and what removes it afterwards: a SQLite
+/// file in a new temp folder, or, when NEXUS_TEST_POSTGRES names a server (as
+/// Tests/scripts/with-postgres.sh sets it), a new database on that server, so these
+/// tests run on both backends. bcrypt cost 4 keeps registration and login fast.
+private func testConfig(_ limits: ServerLimits) throws -> (ServerConfig, cleanUp: @Sendable () -> Void) {
+    var config = ServerConfig(host: "127.0.0.1", port: 0, databasePath: "", logLevel: .warning, bcryptCost: 4, limits: limits)
+    if let server = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], !server.isEmpty {
+        let name = "nexusd_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try TestPostgres.run(server, "CREATE DATABASE \(name)")
+        var url = try #require(URLComponents(string: server))
+        url.path = "/" + name
+        config.databasePath = try #require(url.string)
+        return (config, { try? TestPostgres.run(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") })
+    }
     let folder = FileManager.default.temporaryDirectory
         .appendingPathComponent("nexusd-tests-\(UUID().uuidString)", isDirectory: true)
-    let config = ServerConfig(
-        host: "127.0.0.1", port: 0, databasePath: folder.appendingPathComponent("nexus.sqlite").path,
-        logLevel: .warning, bcryptCost: 4, limits: limits)
-    return (config, folder)
+    config.databasePath = folder.appendingPathComponent("nexus.sqlite").path
+    return (config, { try? FileManager.default.removeItem(at: folder) })
+}
+
+/// The test cluster's psql (NEXUS_TEST_PSQL, else psql on the PATH), for making and
+/// dropping each test's database.
+enum TestPostgres {
+    struct Failed: Error, CustomStringConvertible { var description: String }
+
+    static func run(_ server: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql"
+        process.arguments = [psql, server, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failed(description: "psql failed (\(process.terminationStatus)): \(sql)") }
+    }
 }
 
 /// Runs `body` against a fresh nexusd, in-process. `.live` serves on a loopback socket,
@@ -29,8 +55,8 @@ func withServer<T: Sendable>(
     clock: @escaping @Sendable () -> Timestamp = { .now() }, limits: ServerLimits = ServerLimits(),
     mode: TestingSetup = .router, _ body: @Sendable (API) async throws -> T
 ) async throws -> T {
-    let (config, folder) = testConfig(limits)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let (config, cleanUp) = try testConfig(limits)
+    defer { cleanUp() }
     let app = try await buildApplication(config, clock: clock)
     return try await app.test(mode) { client in try await body(API(client: client)) }
 }
@@ -38,8 +64,8 @@ func withServer<T: Sendable>(
 /// Runs `body` with the port of a nexusd serving on loopback, for tests that talk over raw
 /// sockets only: the testing framework's own client would not survive the idle timeout.
 func withRawServer<T: Sendable>(limits: ServerLimits, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-    let (config, folder) = testConfig(limits)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let (config, cleanUp) = try testConfig(limits)
+    defer { cleanUp() }
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)
     let app = try await buildApplication(config, onListening: { _, port in listening.yield(port) })
     let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
@@ -98,7 +124,7 @@ struct API: Sendable {
 
     func openDirect(_ token: String, with email: String) async throws -> ConversationResponse {
         let response = try await call(.post, "/v1/conversations", token: token, json: CreateConversationRequest(kind: .direct, members: [email]))
-        #expect(response.status == .created || response.status == .ok)
+        #expect(response.status == .created || response.status == .ok, "open answered \(response.status): \(response.text)")
         return try decode(ConversationResponse.self, response)
     }
 

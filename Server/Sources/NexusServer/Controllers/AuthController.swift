@@ -3,11 +3,16 @@ import NexusCore
 
 /// register, login, logout and who-am-I.
 struct AuthController {
+    let users: any UserStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    /// The routes that need no login.
+    func addPublicRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("register", use: register)
         group.post("login", use: login)
+    }
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("logout", use: logout)
         group.get("me", use: me)
     }
@@ -18,7 +23,7 @@ struct AuthController {
         try Self.checkPassword(body.password)
         let name = try IdentityInput.displayName(body.displayName) ?? String(email.split(separator: "@")[0])
         let hash = try await services.passwords.hash(body.password)
-        guard let user = try await services.repository.createUser(email: email, displayName: name, passwordHash: hash) else {
+        guard let user = try await users.createUser(email: email, displayName: name, passwordHash: hash) else {
             throw APIError(status: .conflict, code: "email_taken", message: "An account with this email already exists. Log in instead.")
         }
         return try jsonResponse(try await startSession(for: user), status: .created)
@@ -37,7 +42,7 @@ struct AuthController {
                 "too_many_logins", "Too many failed logins for this account or from this address; try again in \(wait) s.",
                 retryAfter: wait)
         }
-        let credentials = try await services.repository.credentials(email: email)
+        let credentials = try await users.credentials(email: email)
         let ok = try await services.passwords.verify(body.password, hash: credentials?.passwordHash)
         guard ok, let user = credentials?.user else {
             throw APIError(status: .unauthorized, code: "invalid_credentials", message: "Incorrect email or password.")
@@ -47,17 +52,17 @@ struct AuthController {
     }
 
     @Sendable func logout(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let (_, hash) = try await services.authenticate(request)
+        let hash = try context.caller.tokenHash
         // Forget before and after the delete: a lookup racing with this logout can then
         // cache the token neither from a read before the delete nor after it.
         services.sessions?.forget(hash: hash)
-        try await services.repository.deleteSession(tokenHash: hash)
+        try await users.deleteSession(tokenHash: hash)
         services.sessions?.forget(hash: hash)
         return Response(status: .noContent)
     }
 
     @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try jsonResponse(try await services.authenticate(request).user)
+        try jsonResponse(try context.caller.user)
     }
 
     /// A new token, valid for the configured time from now; every login makes one.
@@ -66,7 +71,7 @@ struct AuthController {
         services.presence.touch(user.id, at: now)
         let token = Tokens.generate()
         let expiresAt = Timestamp(milliseconds: now.milliseconds + services.limits.tokenTTLSeconds * 1000)
-        try await services.repository.createSession(userId: user.id, tokenHash: Tokens.hash(token), expiresAt: expiresAt)
+        try await users.createSession(userId: user.id, tokenHash: Tokens.hash(token), expiresAt: expiresAt)
         return AuthResponse(token: token, user: user, expiresAt: expiresAt)
     }
 

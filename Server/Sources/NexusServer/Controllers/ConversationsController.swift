@@ -4,6 +4,8 @@ import NexusCore
 
 /// Opening and listing conversations.
 struct ConversationsController {
+    let users: any UserStore
+    let conversations: any ConversationStore
     let services: AppServices
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -13,22 +15,22 @@ struct ConversationsController {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let body = try await request.decodeJSON(CreateConversationRequest.self, context: context)
         if body.kind == .group { return try await createGroup(body, creator: me) }
         guard body.members.count == 1 else {
             throw APIError.badRequest("A direct conversation takes exactly one other member.", code: "invalid_members")
         }
         let email = try IdentityInput.email(body.members[0])
-        guard let other = try await services.repository.user(email: email) else {
+        guard let other = try await users.user(email: email) else {
             throw APIError(status: .notFound, code: "user_not_found", message: "No user with email \(email).")
         }
         guard other.id != me.id else {
             throw APIError.badRequest("You can't open a direct conversation with yourself.", code: "invalid_members")
         }
-        let (id, created) = try await services.repository.openDirect(me.id, other.id)
+        let (id, created) = try await conversations.openDirect(me.id, other.id)
         if created { services.notifier.notify(users: [me.id, other.id]) }
-        guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
+        guard let conversation = try await conversations.conversation(id: id, viewer: me.id) else {
             throw APIError.conversationNotFound
         }
         return try jsonResponse(
@@ -45,7 +47,7 @@ struct ConversationsController {
         guard emails.count < 256 else { throw APIError.badRequest("A group takes at most 255 other members.", code: "invalid_members") }
         var others: [User] = []
         for email in emails {
-            guard let user = try await services.repository.user(email: email) else {
+            guard let user = try await users.user(email: email) else {
                 throw APIError(status: .notFound, code: "user_not_found", message: "No user with email \(email).")
             }
             others.append(user)
@@ -53,17 +55,17 @@ struct ConversationsController {
         var name = try IdentityInput.title(body.name)
             ?? ([me] + others).map(\.displayName).joined(separator: ", ")
         if name.utf8.count > Limits.maxDisplayNameBytes { name = String(name.prefix(97)) + "…" }
-        let id = try await services.repository.createGroup(creator: me.id, members: others.map(\.id), name: name)
+        let id = try await conversations.createGroup(creator: me.id, members: others.map(\.id), name: name)
         services.notifier.notify(users: [me.id] + others.map(\.id))
-        guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
+        guard let conversation = try await conversations.conversation(id: id, viewer: me.id) else {
             throw APIError.conversationNotFound
         }
         return try jsonResponse(ConversationResponse(conversation: services.present(conversation), created: true), status: .created)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
-        var list = try await services.repository.conversations(viewer: me.id)
+        let me = try context.caller.user
+        var list = try await conversations.conversations(viewer: me.id)
         list.users = list.users.map(services.present)
         // Thousands of conversations: the hand-written encoder, not Codable's (see JSONWriter).
         let bytes = list.jsonBytes()
@@ -74,9 +76,9 @@ struct ConversationsController {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let id = try context.idParameter()
-        guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
+        guard let conversation = try await conversations.conversation(id: id, viewer: me.id) else {
             throw APIError.conversationNotFound
         }
         return try jsonResponse(services.present(conversation))

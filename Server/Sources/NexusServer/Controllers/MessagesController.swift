@@ -3,6 +3,7 @@ import NexusCore
 
 /// Sending into a conversation and reading its messages.
 struct MessagesController {
+    let messages: any MessageStore
     let services: AppServices
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -12,12 +13,12 @@ struct MessagesController {
     }
 
     @Sendable func send(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let id = try context.idParameter()
         let members = try await services.members(of: id, viewer: me.id)
         let body = try await request.decodeJSON(SendRequest.self, context: context)
         try Self.validate(body)
-        let outcomes = try await services.repository.send(
+        let outcomes = try await messages.send(
             [NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text)])
         switch outcomes[0] {
         case .created(let message):
@@ -31,7 +32,7 @@ struct MessagesController {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let id = try context.idParameter()
         _ = try await services.members(of: id, viewer: me.id)
         var before = try request.queryInt("before")
@@ -46,19 +47,19 @@ struct MessagesController {
             throw APIError.badRequest("Give at most one of before, beforeId and beforeTime.", code: "invalid_query")
         }
         if let beforeId {
-            guard let seq = try await services.repository.seq(ofMessage: beforeId, conversationId: id) else {
+            guard let seq = try await messages.seq(ofMessage: beforeId, conversationId: id) else {
                 throw APIError(status: .notFound, code: "message_not_found", message: "No message \(beforeId) in this conversation.")
             }
             before = seq
         }
         if let beforeTime {
-            before = try await services.repository.firstSeq(sentAtOrAfter: beforeTime, conversationId: id)
+            before = try await messages.firstSeq(sentAtOrAfter: beforeTime, conversationId: id)
         }
         let limit = try request.queryInt("limit") ?? Int64(Limits.defaultPageSize)
         guard (1...Int64(Limits.maxPageSize)).contains(limit) else {
             throw APIError.badRequest("limit must be between 1 and \(Limits.maxPageSize).", code: "invalid_query")
         }
-        let page = try await services.repository.messages(conversationId: id, before: before, limit: Int(limit))
+        let page = try await messages.messages(conversationId: id, before: before, limit: Int(limit))
         return try jsonResponse(page)
     }
 
@@ -66,7 +67,7 @@ struct MessagesController {
     /// the order of the request. Items are judged one by one; a bad item is rejected with
     /// the error a single send would have had, and the rest still go in.
     @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let body = try await request.decodeJSON(BatchSendRequest.self, context: context, limit: Limits.maxBatchBytes)
         guard body.messages.count <= Limits.maxBatchItems else {
             throw APIError(
@@ -87,7 +88,7 @@ struct MessagesController {
                 results[index] = Self.rejected(item.localId, error)
             }
         }
-        let outcomes = try await services.repository.send(accepted.map(\.message))
+        let outcomes = try await messages.send(accepted.map(\.message))
         var touched = Set<Int64>()
         for ((index, message), outcome) in zip(accepted, outcomes) {
             switch outcome {

@@ -3,6 +3,9 @@ import NexusCore
 
 /// Receipts (delivered and read watermarks), message status, and typing.
 struct ReceiptsController {
+    let receipts: any ReceiptStore
+    let conversations: any ConversationStore
+    let messages: any MessageStore
     let services: AppServices
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -14,16 +17,16 @@ struct ReceiptsController {
 
     /// Moves the caller's watermarks forward; answers with the conversation as it now is.
     @Sendable func receipts(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let id = try context.idParameter()
         let members = try await services.members(of: id, viewer: me.id)
         let body = try await request.decodeJSON(ReceiptsRequest.self, context: context)
         guard (body.delivered ?? 0) >= 0, (body.read ?? 0) >= 0, body.delivered != nil || body.read != nil else {
             throw APIError.badRequest("Give delivered and/or read, as seqs of 0 or more.", code: "invalid_body")
         }
-        let moved = try await services.repository.advanceReceipts(conversationId: id, userId: me.id, delivered: body.delivered, read: body.read)
+        let moved = try await receipts.advanceReceipts(conversationId: id, userId: me.id, delivered: body.delivered, read: body.read)
         if !moved.isEmpty { services.notifier.notify(users: members) }
-        guard let conversation = try await services.repository.conversation(id: id, viewer: me.id) else {
+        guard let conversation = try await conversations.conversation(id: id, viewer: me.id) else {
             throw APIError.conversationNotFound
         }
         return try jsonResponse(services.present(conversation))
@@ -31,7 +34,7 @@ struct ReceiptsController {
 
     /// "I am typing": shown to the other members for about 5 seconds.
     @Sendable func typing(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let id = try context.idParameter()
         let members = try await services.members(of: id, viewer: me.id)
         let now = services.clock()
@@ -41,9 +44,9 @@ struct ReceiptsController {
     }
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         guard let text = context.parameters.get("id"), let id = Int64(text),
-              let message = try await services.repository.message(id: id, viewer: me.id)
+              let message = try await messages.message(id: id, viewer: me.id)
         else {
             throw APIError(status: .notFound, code: "message_not_found", message: "Message not found.")
         }
@@ -52,18 +55,18 @@ struct ReceiptsController {
 
     /// The status of one of the caller's own messages, by its localId.
     @Sendable func statusByLocalId(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         guard let localId = request.uri.queryParameters["localId"].map(String.init), !localId.isEmpty else {
             throw APIError.badRequest("Give the localId of one of your messages: ?localId=…", code: "invalid_query")
         }
-        guard let message = try await services.repository.message(localId: localId, sender: me.id) else {
+        guard let message = try await messages.message(localId: localId, sender: me.id) else {
             throw APIError(status: .notFound, code: "message_not_found", message: "You sent no message with localId \(localId).")
         }
         return try await answer(message)
     }
 
     private func answer(_ message: Message) async throws -> Response {
-        let members = try await services.repository.status(of: message).map { m in
+        let members = try await receipts.status(of: message).map { m in
             MessageStatus.Member(user: services.present(m.user), deliveredAt: m.deliveredAt, readAt: m.readAt)
         }
         return try jsonResponse(MessageStatus(message: message, members: members))

@@ -4,6 +4,7 @@ import NexusCore
 
 /// The long-poll feed: everything a user should see, after a cursor.
 struct SyncController {
+    let feed: any FeedStore
     let services: AppServices
     static let pageLimit = 500
 
@@ -18,16 +19,15 @@ struct SyncController {
     }
 
     @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let conversationId = try request.queryInt("conversation")
         if let conversationId { _ = try await services.members(of: conversationId, viewer: me.id) }
-        let repository = services.repository
 
         if let last = try request.queryInt("last") {
             guard (0...Int64(Limits.maxPageSize)).contains(last) else {
                 throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
             }
-            let (events, head) = try await repository.lastMessageEvents(viewer: me.id, conversationId: conversationId, count: Int(last))
+            let (events, head) = try await feed.lastMessageEvents(viewer: me.id, conversationId: conversationId, count: Int(last))
             return try jsonResponse(SyncResponse(events: events.map(present), cursor: head))
         }
 
@@ -49,7 +49,7 @@ struct SyncController {
         let started = services.clock()
         while true {
             let seen = services.notifier.version(of: me.id)
-            let events = try await repository.events(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
+            let events = try await feed.events(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
             let remaining = deadline - ContinuousClock.now
             // Typing is news too: a poll answers early when someone starts typing.
             let (typing, freshTyping) = services.typing.active(

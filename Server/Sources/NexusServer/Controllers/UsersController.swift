@@ -3,6 +3,7 @@ import NexusCore
 
 /// The user directory.
 struct UsersController {
+    let users: any UserStore
     let services: AppServices
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -10,13 +11,13 @@ struct UsersController {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try await services.authenticate(request).user
+        let me = try context.caller.user
         let search = try request.uri.queryParameters["search"].map { raw in
             let text = String(raw)
             try IdentityInput.rejectNUL(text, field: "search", code: "invalid_query")
             return String(decoding: text._nfcCodeUnits, as: UTF8.self)
         }
-        let users = try await services.repository.users(excluding: me.id, search: search)
+        let users = try await users.users(excluding: me.id, search: search)
         return try jsonResponse(UsersResponse(users: users.map(services.present)))
     }
 }

@@ -5,7 +5,7 @@
 /// The tables mirror SQLite's (SQLite/SQLiteSchema.swift), with two differences:
 /// message text is BYTEA, because PostgreSQL's TEXT cannot hold U+0000 and a message may;
 /// and `events.id` has no default: it is taken from `events_id_seq` only while the feed
-/// lock is held (see PostgresRepository.appendEvents), which keeps sync cursors gap-safe.
+/// lock is held (see PostgresDatabase.appendEvents), which keeps sync cursors gap-safe.
 enum PostgresSchema {
     /// pg_advisory_xact_lock keys.
     static let migrationLock: Int64 = 0x6E78_0001

@@ -2,7 +2,7 @@ import NexusCore
 
 /// What nexusd replicas tell each other about what lives in memory: which feeds moved
 /// (so held long-polls wake on every replica) and who is typing. A single SQLite
-/// process has no bus; PostgreSQL replicas use LISTEN/NOTIFY (PostgresRepository+Bus).
+/// process has no bus; PostgreSQL replicas use LISTEN/NOTIFY (PostgresDatabase+Bus).
 enum ClusterNote: Sendable, Equatable {
     /// New events in these conversations' feeds.
     case feed(conversationIds: [Int64])

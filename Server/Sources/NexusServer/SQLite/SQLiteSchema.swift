@@ -95,5 +95,10 @@ enum SQLiteSchema {
             "ALTER TABLE sessions ADD COLUMN expires_at INTEGER",
             "UPDATE sessions SET expires_at = created_at + 2592000000",  // 30 days in ms
         ],
+        // A send's events and conversation heads are written by the message store, as on
+        // PostgreSQL (SendBatch.feedOrder and .heads), no longer by this trigger.
+        [
+            "DROP TRIGGER IF EXISTS message_inserted",
+        ],
     ]
 }

@@ -6,8 +6,9 @@ import SQLiteNIO
 /// commit). One fsync per request would cap throughput at the disk's fsync rate, so
 /// writes that arrive while a commit is in flight are gathered and committed together:
 /// one fsync acknowledges them all. Messages in a group go in with one multi-row
-/// statement (see SQLiteWriter+Messages.swift), because each statement costs a trip to
-/// the thread pool. Serialising writes here also makes the feed's ids commit in order,
+/// statement (`insertMessages`, SQLiteMessageStore.insert), because each statement costs
+/// a trip to the thread pool. The writer only groups and commits; what is written is the
+/// stores'. Serialising writes here also makes the feed's ids commit in order,
 /// which keeps sync cursors gap-safe.
 actor SQLiteWriter {
     let connection: SQLiteConnection
@@ -15,14 +16,18 @@ actor SQLiteWriter {
     private var pendingMessages: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)] = []
     private var draining = false
     let maxBatch = 1000
+    /// Writes one group of message requests, with one statement where it can.
+    typealias InsertMessages = @Sendable ([NewMessage], SQLiteConnection) async throws -> [SendOutcome]
+    private let insertMessages: InsertMessages
 
     private struct Job {
         let run: @Sendable (SQLiteConnection) async -> Void
         let finish: @Sendable ((any Error)?) -> Void
     }
 
-    init(connection: SQLiteConnection) {
+    init(connection: SQLiteConnection, insertMessages: @escaping InsertMessages) {
         self.connection = connection
+        self.insertMessages = insertMessages
     }
 
     /// Runs `operation` inside the next group transaction and returns once that
@@ -53,9 +58,9 @@ actor SQLiteWriter {
                     },
                     finish: { commitError in
                         if let commitError {
-                            continuation.resume(throwing: commitError)
+                            continuation.resume(throwing: SQLiteDatabase.surfaced(commitError))
                         } else {
-                            continuation.resume(with: box.result!)
+                            continuation.resume(with: box.result!.mapError(SQLiteDatabase.surfaced))
                         }
                     }))
             startDraining()
@@ -108,17 +113,25 @@ actor SQLiteWriter {
         for job in batch { job.finish(commitError) }
     }
 
-    /// Messages need no explicit transaction: `insert` writes them with one statement,
-    /// which SQLite commits atomically and durably by itself.
+    /// A group of message requests, in one transaction of its own: `insertMessages` fails
+    /// or succeeds for the group as a whole.
     private func commit(_ requests: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)]) async {
         do {
-            var outcomes = try await insert(requests.flatMap(\.messages))[...]
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            var outcomes: ArraySlice<SendOutcome>
+            do {
+                outcomes = try await insertMessages(requests.flatMap(\.messages), connection)[...]
+                _ = try await connection.query("COMMIT")
+            } catch {
+                _ = try? await connection.query("ROLLBACK")
+                throw error
+            }
             for request in requests {
                 request.continuation.resume(returning: Array(outcomes.prefix(request.messages.count)))
                 outcomes = outcomes.dropFirst(request.messages.count)
             }
         } catch {
-            for request in requests { request.continuation.resume(throwing: error) }
+            for request in requests { request.continuation.resume(throwing: SQLiteDatabase.surfaced(error)) }
         }
     }
 

@@ -1,16 +1,16 @@
 import NexusCore
 import PostgresNIO
 
-/// The cluster bus over PostgreSQL's LISTEN/NOTIFY, on channel `nexus`. Feed notes are
-/// sent inside the transactions that append events (`appendEvents`), so PostgreSQL
-/// delivers them exactly when the events become visible; typing notes are sent here.
-extension PostgresRepository: ClusterBus {
+/// The cluster bus over PostgreSQL's LISTEN/NOTIFY, on `channel`. Feed notes are sent
+/// inside the transactions that append events (`appendEvents`), so PostgreSQL delivers
+/// them exactly when the events become visible; typing notes are sent here.
+extension PostgresDatabase: ClusterBus {
     static let channel = "nexus"
 
     func publish(_ note: ClusterNote) async {
         guard let payload = note.payload(origin: origin) else { return }
         do {
-            _ = try await client.query("SELECT pg_notify('nexus', \(payload))", logger: logger).collect()
+            _ = try await client.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger).collect()
         } catch {
             logger.warning("could not publish to the other replicas: \(error)")
         }

@@ -2,21 +2,20 @@ import NIOCore
 import NexusCore
 import PostgresNIO
 
-extension PostgresRepository {
+struct PostgresMessageStore: MessageStore {
+    let db: PostgresDatabase
+
     /// Stores a group of messages in one transaction: each conversation's row is locked
     /// (in id order, so two batches cannot deadlock), resends are found and answered with
     /// the original, and the rest take the next seqs: a resend never takes a seq, and
     /// seqs have no gaps. The same localId racing into two conversations trips the unique
     /// key, and the retry (see `transaction`) finds the winner.
     func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
-        var first: [MessageKey: Int] = [:]
-        var fresh: [NewMessage] = []
-        for (index, m) in messages.enumerated() where first[MessageKey(m)] == nil {
-            first[MessageKey(m)] = index
-            fresh.append(m)
-        }
+        let batch = SendBatch(messages)
+        let fresh = batch.fresh.map(\.message)
         guard !fresh.isEmpty else { return [] }
-        let stored = try await transaction { [logger, fresh] c -> [MessageKey: SendOutcome] in
+        let stored = try await db.transaction { [db] c -> [MessageKey: SendOutcome] in
+            let logger = db.logger
             let conversationIds = Array(Set(fresh.map(\.conversationId))).sorted()
             var last: [Int64: (seq: Int64, at: Int64)] = [:]
             for row in try await c.query(
@@ -30,20 +29,20 @@ extension PostgresRepository {
             var stored: [MessageKey: SendOutcome] = [:]
             for row in try await c.query(
                 """
-                SELECT \(unescaped: Self.messageColumns) FROM messages m
+                SELECT \(unescaped: messageColumns) FROM messages m
                 JOIN unnest(\(fresh.map(\.senderId))::bigint[], \(fresh.map(\.localId))::text[]) AS k(sender_id, local_id)
                     ON m.sender_id = k.sender_id AND m.local_id = k.local_id
                 """, logger: logger
             ).collect() {
-                let message = try Self.message(row.makeRandomAccess())
-                stored[MessageKey(sender: message.senderId, localId: message.localId)] = .duplicate(message)
+                let message = try Rows.message(row.makeRandomAccess())
+                stored[MessageKey(message)] = .duplicate(message)
             }
 
             // Sent times never go back within a conversation, even across replicas whose clocks differ.
             let now = Timestamp.now().milliseconds
             var rows = (conversation: [Int64](), seq: [Int64](), sender: [Int64](), localId: [String](), text: [ByteBuffer](), at: [Int64]())
             for m in fresh where stored[MessageKey(m)] == nil {
-                guard let previous = last[m.conversationId] else { throw PostgresRepositoryError.inconsistent("conversation \(m.conversationId)") }
+                guard let previous = last[m.conversationId] else { throw StoreError.inconsistent("conversation \(m.conversationId)") }
                 let next = (seq: previous.seq + 1, at: max(now, previous.at))
                 last[m.conversationId] = next
                 rows.conversation.append(m.conversationId)
@@ -64,15 +63,11 @@ extension PostgresRepository {
                 RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at
                 """, logger: logger
             ).collect() {
-                let message = try Self.message(row.makeRandomAccess())
+                let message = try Rows.message(row.makeRandomAccess())
                 created.append(message)
-                stored[MessageKey(sender: message.senderId, localId: message.localId)] = .created(message)
+                stored[MessageKey(message)] = .created(message)
             }
-            // Feed order within a conversation is seq order.
-            created.sort { ($0.conversationId, $0.seq) < ($1.conversationId, $1.seq) }
-            var newest: [Int64: Message] = [:]
-            for m in created { newest[m.conversationId] = m }
-            let heads = Array(newest.values)
+            let heads = SendBatch.heads(created)
             try await c.query(
                 """
                 UPDATE conversations c SET last_seq = v.seq, last_message_id = v.id, updated_at = v.at
@@ -80,13 +75,44 @@ extension PostgresRepository {
                     \(heads.map(\.sentAt.milliseconds))::bigint[]) AS v(conversation_id, seq, id, at)
                 WHERE c.id = v.conversation_id
                 """, logger: logger)
-            try await self.appendEvents(created.map { ($0.conversationId, "message", $0.id) }, on: c)
+            try await db.appendEvents(SendBatch.feedOrder(created).map { ($0.conversationId, "message", $0.id) }, on: c)
             return stored
         }
-        return try messages.enumerated().map { index, m in
-            guard let outcome = stored[MessageKey(m)] else { throw PostgresRepositoryError.inconsistent("message \(m.localId)") }
-            guard first[MessageKey(m)] != index, case .created(let message) = outcome else { return outcome }
-            return .duplicate(message)
+        return try batch.outcomes(stored)
+    }
+
+    func seq(ofMessage id: Int64, conversationId: Int64) async throws -> Int64? {
+        try await db.rows("SELECT seq FROM messages WHERE id = \(id) AND conversation_id = \(conversationId)").first?["seq"].decode(Int64.self)
+    }
+
+    func firstSeq(sentAtOrAfter time: Timestamp, conversationId: Int64) async throws -> Int64 {
+        let last = try await db.rows("SELECT last_seq FROM conversations WHERE id = \(conversationId)").first?["last_seq"].decode(Int64.self) ?? 0
+        return try await firstSeqBySearch(sentAtOrAfter: time, lastSeq: last) { seq in
+            try await db.rows("SELECT sent_at FROM messages WHERE conversation_id = \(conversationId) AND seq = \(seq)")
+                .first?["sent_at"].decode(Int64.self) ?? 0
         }
+    }
+
+    func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage {
+        let rows = try await db.rows(
+            """
+            SELECT \(unescaped: messageColumns) FROM messages m
+            WHERE m.conversation_id = \(conversationId) AND m.seq < \(before ?? Int64.max) ORDER BY m.seq DESC LIMIT \(Int64(limit + 1))
+            """)
+        return MessagesPage(messages: try rows.prefix(limit).reversed().map { try Rows.message($0) }, hasMore: rows.count > limit)
+    }
+
+    func message(id: Int64, viewer: Int64) async throws -> Message? {
+        try await db.rows(
+            """
+            SELECT \(unescaped: messageColumns) FROM messages m
+            JOIN members me ON me.conversation_id = m.conversation_id AND me.user_id = \(viewer) WHERE m.id = \(id)
+            """
+        ).first.map { try Rows.message($0) }
+    }
+
+    func message(localId: String, sender: Int64) async throws -> Message? {
+        try await db.rows("SELECT \(unescaped: messageColumns) FROM messages m WHERE m.sender_id = \(sender) AND m.local_id = \(localId)")
+            .first.map { try Rows.message($0) }
     }
 }

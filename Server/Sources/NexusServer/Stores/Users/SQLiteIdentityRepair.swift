@@ -2,7 +2,7 @@ import NIOCore
 import NexusCore
 import SQLiteNIO
 
-extension SQLiteRepository {
+extension SQLiteDatabase {
     /// Applies the identity rule to stored rows (see IdentityRepair) in one transaction.
     /// Text is read as bytes: SQLite hands TEXT back cut at a NUL, which would make
     /// "bob@example.test\0" read as bob's own email.

@@ -1,7 +1,7 @@
 import NexusCore
 import PostgresNIO
 
-extension PostgresRepository {
+extension PostgresDatabase {
     /// Applies the identity rule to stored rows (see IdentityRepair) in one transaction,
     /// under the migration lock, so replicas starting together repair once.
     func repairIdentities() async throws -> IdentityRepair {

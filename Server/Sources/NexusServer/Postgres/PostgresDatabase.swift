@@ -1,0 +1,172 @@
+import Logging
+import NIOCore
+import NexusCore
+import PostgresNIO
+
+/// The backend for several nexusd replicas: one PostgreSQL database, reached through
+/// PostgresNIO's connection pool. Every replica is stateless apart from caches that
+/// cannot go stale (conversation members never change) and what the cluster bus keeps
+/// in step (feeds and typing; see PostgresDatabase+Bus.swift).
+///
+/// Sync cursors are the ids of the `events` table. With concurrent writers a sequence
+/// hands out ids in an order that commits need not follow, and a reader that saw id 12
+/// could later miss id 11. So every transaction that appends events first takes one
+/// advisory lock and only then draws the ids, and holds the lock until it has committed:
+/// ids become visible in order, and nothing can appear below a cursor already served.
+/// The lock is taken last, after each conversation's row lock, to keep its hold short.
+final class PostgresDatabase: Database {
+    let client: PostgresClient
+    let logger: Logger
+    /// Tells this replica's notes from the others' on the bus.
+    let origin: String
+    private let runner: Task<Void, Never>
+
+    static func open(url: String, maxConnections: Int = 16, logger: Logger) async throws -> PostgresDatabase {
+        let parsed = try PostgresURL(url)
+        let client = PostgresClient(configuration: parsed.clientConfiguration(maxConnections: maxConnections), backgroundLogger: logger)
+        let database = PostgresDatabase(client: client, logger: logger)
+        // Fail at start-up, with the database's own reason, rather than on the first request.
+        do {
+            _ = try await client.query("SELECT 1", logger: logger).collect()
+        } catch {
+            database.runner.cancel()
+            throw PostgresURL.Invalid(description: "can't reach PostgreSQL at \(PostgresURL.redacted(url)): \(String(reflecting: error))")
+        }
+        return database
+    }
+
+    /// The stores of the PostgreSQL database at `url`, with the database as the cluster bus.
+    static func stores(url: String, logger: Logger) async throws -> Stores {
+        let db = try await open(url: url, logger: logger)
+        let conversations = PostgresConversationStore(db: db)
+        return Stores(
+            database: db, users: PostgresUserStore(db: db), conversations: conversations, messages: PostgresMessageStore(db: db),
+            receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations), bus: db)
+    }
+
+    private init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        self.origin = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        // Immediate, so the pool is running before the first query asks it for a connection.
+        self.runner = Task.immediate { await client.run() }
+    }
+
+    func close() async throws {
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    // MARK: Plumbing
+
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
+        try await withinDeadline(Self.deadline) {
+            try await self.client.query(query, logger: self.logger).collect().map { $0.makeRandomAccess() }
+        }
+    }
+
+    /// How long a request waits for the database before it is answered 503: while the
+    /// database is down the pool would otherwise hold requests until clients give up.
+    static let deadline: Duration = .seconds(5)
+
+    /// Runs `operation`, turning a database that cannot be reached, or does not answer
+    /// within `deadline` (when there is one), into `DatabaseUnavailable`.
+    private func withinDeadline<T: Sendable>(
+        _ deadline: Duration?, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        do {
+            guard let deadline else { return try await operation() }
+            return try await withThrowingTaskGroup(of: T.self) { group in
+                group.addTask { try await operation() }
+                group.addTask {
+                    try await Task.sleep(for: deadline)
+                    throw DatabaseUnavailable()
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch let error where Self.isUnavailable(error) {
+            throw DatabaseUnavailable()
+        }
+    }
+
+    /// A lost or refused connection, or a server shutting down (SQLSTATE classes 08 and 57).
+    static func isUnavailable(_ error: any Error) -> Bool {
+        if error is DatabaseUnavailable { return true }
+        if let e = error as? PostgresTransactionError {
+            return [e.beginError, e.closureError, e.commitError].contains { $0.map(isUnavailable) ?? false }
+        }
+        guard let e = error as? PSQLError else { return false }
+        if [.connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed].contains(e.code) { return true }
+        let state = e.serverInfo?[.sqlState] ?? ""
+        return state.hasPrefix("08") || state.hasPrefix("57")
+    }
+
+    /// Runs `body` in a transaction, again when PostgreSQL gives up on it for a reason a
+    /// second try resolves: a deadlock, a serialization failure, or a unique key that a
+    /// concurrent transaction took first (the retry then finds that row).
+    func transaction<T: Sendable>(
+        deadline: Duration? = PostgresDatabase.deadline, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await withinDeadline(deadline) {
+                    try await self.client.withConnection { connection in
+                        try await connection.withTransaction(logger: self.logger) { try await body($0) }
+                    }
+                }
+            } catch {
+                attempt += 1
+                guard attempt < 8, let state = Self.sqlState(error), ["40001", "40P01", "23505"].contains(state) else { throw error }
+                logger.debug("retrying a transaction after SQLSTATE \(state)")
+            }
+        }
+    }
+
+    static func sqlState(_ error: any Error) -> String? {
+        if let e = error as? PostgresTransactionError { return (e.closureError ?? e.commitError).flatMap(sqlState) }
+        return (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// Appends events to the feed with ids in commit order (see the type's comment), and
+    /// tells the other replicas which feeds moved; PostgreSQL delivers the notes at commit.
+    func appendEvents(_ events: [(conversationId: Int64, type: String, refId: Int64)], on c: PostgresConnection) async throws {
+        guard !events.isEmpty else { return }
+        var seen = Set<Int64>()
+        let conversations = events.map(\.conversationId).filter { seen.insert($0).inserted }
+        try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.feedLock))", logger: logger)
+        try await c.query(
+            """
+            INSERT INTO events (id, conversation_id, type, ref_id)
+            SELECT nextval('events_id_seq'), v.conversation_id, v.type, v.ref_id
+            FROM (SELECT * FROM unnest(\(events.map(\.conversationId))::bigint[], \(events.map(\.type))::text[],
+                  \(events.map(\.refId))::bigint[]) WITH ORDINALITY AS u(conversation_id, type, ref_id, ord) ORDER BY ord) AS v
+            """, logger: logger)
+        for payload in ClusterNote.feedPayloads(origin: origin, conversationIds: conversations) {
+            try await c.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+        }
+    }
+
+    func migrate() async throws {
+        // No deadline: a migration takes as long as it takes, and replicas wait their turn.
+        let applied = try await transaction(deadline: nil) { [logger] c in
+            try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+            try await c.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)", logger: logger)
+            let current = try await c.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger)
+                .collect().first?.decode(Int64.self) ?? 0
+            var applied = 0
+            for (index, statements) in PostgresSchema.migrations.enumerated() where index + 1 > current {
+                for sql in statements { try await c.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+                try await c.query(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(Int64(index + 1)), \(Timestamp.now().milliseconds))",
+                    logger: logger)
+                applied += 1
+            }
+            return applied
+        }
+        if applied > 0 { logger.info("applied \(applied) schema migration(s)") }
+        try await repairIdentities().log(logger)
+    }
+}

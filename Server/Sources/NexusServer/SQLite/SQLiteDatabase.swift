@@ -1,0 +1,124 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NexusCore
+import SQLiteNIO
+import Synchronization
+
+/// The embedded default backend: one SQLite file in WAL mode, one writer connection
+/// with group commit, and a few reader connections that WAL lets run beside it.
+final class SQLiteDatabase: Database {
+    let writer: SQLiteWriter
+    private let readers: [SQLiteConnection]
+    private let nextReader = Atomic<Int>(0)
+    private let pools: [NIOThreadPool]
+    let logger: Logger
+
+    static func open(path: String, readers readerCount: Int = 2, logger: Logger) async throws -> SQLiteDatabase {
+        let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
+        // SQLite gets threads of its own: on the shared pool, a few bcrypt hashes would
+        // stall every query, and one writer thread hands work over with less contention.
+        let writerPool = NIOThreadPool(numberOfThreads: 1)
+        writerPool.start()
+        let readerPool = NIOThreadPool(numberOfThreads: readerCount)
+        readerPool.start()
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+        let writeConnection = try await SQLiteConnection.open(storage: storage, threadPool: writerPool, logger: logger, on: eventLoop)
+        do {
+            _ = try await writeConnection.query("PRAGMA journal_mode=WAL")
+            _ = try await writeConnection.query("PRAGMA synchronous=FULL")
+            _ = try await writeConnection.query("PRAGMA foreign_keys=ON")
+            _ = try await writeConnection.query("PRAGMA busy_timeout=\(busyTimeoutMs)")
+        } catch {
+            // A damaged file fails here; the caller names it (DatabaseFailure).
+            try? await writeConnection.close()
+            try? await writerPool.shutdownGracefully()
+            try? await readerPool.shutdownGracefully()
+            throw error
+        }
+        var readers: [SQLiteConnection] = []
+        if path == ":memory:" {
+            // An in-memory database is private to its connection.
+            readers = [writeConnection]
+        } else {
+            for _ in 0..<readerCount {
+                let reader = try await SQLiteConnection.open(
+                    storage: storage, threadPool: readerPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
+                _ = try await reader.query("PRAGMA query_only=ON")
+                _ = try await reader.query("PRAGMA busy_timeout=\(busyTimeoutMs)")
+                readers.append(reader)
+            }
+        }
+        let writer = SQLiteWriter(connection: writeConnection, insertMessages: SQLiteMessageStore.insert)
+        return SQLiteDatabase(writer: writer, readers: readers, pools: [writerPool, readerPool], logger: logger)
+    }
+
+    /// The stores of a SQLite database at `path` (or ":memory:").
+    static func stores(path: String, logger: Logger) async throws -> Stores {
+        let db = try await open(path: path, logger: logger)
+        let conversations = SQLiteConversationStore(db: db)
+        return Stores(
+            database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
+            receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations), bus: nil)
+    }
+
+    private init(writer: SQLiteWriter, readers: [SQLiteConnection], pools: [NIOThreadPool], logger: Logger) {
+        self.writer = writer
+        self.readers = readers
+        self.pools = pools
+        self.logger = logger
+    }
+
+    private var reader: SQLiteConnection {
+        readers[nextReader.add(1, ordering: .relaxed).oldValue % readers.count]
+    }
+
+    /// A query on one of the reader connections, which WAL lets run beside the writer.
+    func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+        do {
+            return try await reader.query(sql, binds)
+        } catch {
+            throw Self.surfaced(error)
+        }
+    }
+
+    /// How long a statement waits for a lock another process holds on the file (a backup,
+    /// the sqlite3 shell) before the request is answered 503, as PostgresDatabase.deadline.
+    static let busyTimeoutMs = 5_000
+
+    /// A file locked for longer than `busyTimeoutMs`, or a full disk, as DatabaseUnavailable:
+    /// answered 503 with Retry-After, so clients keep the message and try again later.
+    static func surfaced(_ error: any Error) -> any Error {
+        guard let e = error as? SQLiteError else { return error }
+        switch e.reason {
+        case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked, .full: return DatabaseUnavailable()
+        default: return error
+        }
+    }
+
+    func close() async throws {
+        try await writer.close()
+        for r in readers where r !== writer.connection { try? await r.close() }
+        for pool in pools { try await pool.shutdownGracefully() }
+    }
+
+    func migrate() async throws {
+        let migrations = SQLiteSchema.migrations
+        let applied = try await writer.perform(multiStatement: true) { db in
+            _ = try await db.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
+            let rows = try await db.query("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations")
+            let current = rows.first?.column("v")?.integer ?? 0
+            var applied = 0
+            for (index, statements) in migrations.enumerated() where index + 1 > current {
+                for sql in statements { _ = try await db.query(sql) }
+                _ = try await db.query(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    [.integer(index + 1), .integer(Int(Timestamp.now().milliseconds))])
+                applied += 1
+            }
+            return applied
+        }
+        if applied > 0 { logger.info("applied \(applied) schema migration(s)") }
+        try await repairIdentities().log(logger)
+    }
+}

@@ -1,0 +1,90 @@
+import NexusCore
+
+/// Conversations and their membership. Reads take the viewer and answer nil for a
+/// non-member, so no controller can forget the membership check.
+protocol ConversationStore: Sendable {
+    /// The direct conversation of the two users, created if it does not exist yet.
+    /// Two racing calls for the same pair get the same conversation.
+    func openDirect(_ a: Int64, _ b: Int64) async throws -> (id: Int64, created: Bool)
+    /// A new group of `creator` and `members` (all distinct), named `name`.
+    func createGroup(creator: Int64, members: [Int64], name: String) async throws -> Int64
+    func conversation(id: Int64, viewer: Int64) async throws -> Conversation?
+    /// The viewer's conversations, most recent first, lean, with their members once each.
+    func conversations(viewer: Int64) async throws -> ConversationsResponse
+    func memberIds(conversationId: Int64) async throws -> [Int64]
+}
+
+/// What both backends share about conversations: the key of a direct one, the columns
+/// their SQL selects and how rows of those columns become models.
+enum ConversationRows {
+    /// The unique key of the direct conversation of two users, whichever opens it.
+    static func directKey(_ a: Int64, _ b: Int64) -> String { "\(min(a, b)):\(max(a, b))" }
+
+    /// A conversation's columns (`c`), its unread count for the member `me`, and its last
+    /// message (`m`) with each column prefixed `m_`.
+    static let columns = """
+        c.id, c.kind, c.name, c.last_seq, c.created_at, c.updated_at,
+        (SELECT COUNT(*) FROM messages um WHERE um.conversation_id = c.id AND um.seq > me.read_seq AND um.sender_id != me.user_id) AS unread,
+        m.id AS m_id, m.conversation_id AS m_conversation_id, m.seq AS m_seq, m.sender_id AS m_sender_id,
+        m.local_id AS m_local_id, m.text AS m_text, m.sent_at AS m_sent_at
+        """
+
+    /// The members of conversations, for `hydrate`: conversation_id, delivered_seq, read_seq
+    /// and the user's columns.
+    static let memberColumns = "mb.conversation_id, mb.delivered_seq, mb.read_seq, u.id, u.email, u.display_name, u.last_seen_at"
+
+    private static func lastMessage(_ row: some StoreRow) throws -> Message? {
+        try row.int("m_id") == nil ? nil : try Rows.message(row, prefix: "m_")
+    }
+
+    private static func kind(_ row: some StoreRow) throws -> ConversationKind {
+        ConversationKind(rawValue: try row.text("kind") ?? "") ?? .direct
+    }
+
+    /// A line of the conversation list from a row of `columns` and read_by.
+    static func summary(_ row: some StoreRow, memberIds: [Int64]) throws -> ConversationSummary {
+        ConversationSummary(
+            id: try row.int("id") ?? 0,
+            kind: try kind(row),
+            name: try row.text("name"),
+            memberIds: memberIds,
+            lastSeq: try row.int("last_seq") ?? 0,
+            lastMessage: try lastMessage(row),
+            createdAt: try Rows.timestamp(row, "created_at") ?? Timestamp(milliseconds: 0),
+            updatedAt: try Rows.timestamp(row, "updated_at") ?? Timestamp(milliseconds: 0),
+            unreadCount: Int(try row.int("unread") ?? 0),
+            lastMessageReadBy: try row.int("read_by").map(Int.init))
+    }
+
+    /// Conversations from rows of `columns`, with their members and receipts from
+    /// `memberRows` (rows of `memberColumns` for the given conversation ids, ordered by
+    /// conversation and user).
+    static func hydrate<Row: StoreRow, MemberRow: StoreRow>(
+        _ rows: [Row], memberRows: ([Int64]) async throws -> [MemberRow]
+    ) async throws -> [Conversation] {
+        guard !rows.isEmpty else { return [] }
+        var members: [Int64: [User]] = [:]
+        var receipts: [Int64: [MemberReceipts]] = [:]
+        for row in try await memberRows(try rows.compactMap { try $0.int("id") }) {
+            let conversationId = try row.int("conversation_id") ?? 0
+            let user = try Rows.user(row)
+            members[conversationId, default: []].append(user)
+            receipts[conversationId, default: []].append(MemberReceipts(
+                userId: user.id, deliveredSeq: try row.int("delivered_seq") ?? 0, readSeq: try row.int("read_seq") ?? 0))
+        }
+        return try rows.map { row in
+            let id = try row.int("id") ?? 0
+            return Conversation(
+                id: id,
+                kind: try kind(row),
+                name: try row.text("name"),
+                members: members[id] ?? [],
+                lastSeq: try row.int("last_seq") ?? 0,
+                lastMessage: try lastMessage(row),
+                createdAt: try Rows.timestamp(row, "created_at") ?? Timestamp(milliseconds: 0),
+                updatedAt: try Rows.timestamp(row, "updated_at") ?? Timestamp(milliseconds: 0),
+                unreadCount: try row.int("unread").map(Int.init),
+                receipts: receipts[id] ?? [])
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import NexusCore
+
+/// Each user's feed: the events of their conversations, after a sync cursor.
+protocol FeedStore: Sendable {
+    /// The viewer's feed after `after`, oldest first.
+    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent]
+    /// The newest `count` message events of the viewer's feed and the feed's head cursor,
+    /// read so that nothing falls between them.
+    func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64)
+}
+
+enum FeedRows {
+    /// An event (`e`, prefixed `e_`) with its message (`m`) or its receipt (`r`, prefixed `r_`).
+    static let columns = """
+        e.id AS e_id, e.conversation_id AS e_conversation_id, e.type AS e_type,
+        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at,
+        r.user_id AS r_user_id, r.kind AS r_kind, r.seq AS r_seq, r.at AS r_at
+        """
+
+    /// Events from rows of `columns`; a conversation event carries the conversation as
+    /// the viewer sees it now, from `conversation`.
+    static func events<Row: StoreRow>(
+        _ rows: some Collection<Row>, conversation: (Int64) async throws -> Conversation?
+    ) async throws -> [SyncEvent] {
+        var events: [SyncEvent] = []
+        events.reserveCapacity(rows.count)
+        for row in rows {
+            let id = try row.int("e_id") ?? 0
+            let conversationId = try row.int("e_conversation_id") ?? 0
+            switch try row.text("e_type") {
+            case "message":
+                events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, message: try Rows.message(row)))
+            case "receipt":
+                let receipt = Receipt(
+                    userId: try row.int("r_user_id") ?? 0,
+                    kind: ReceiptKind(rawValue: try row.text("r_kind") ?? "") ?? .delivered,
+                    seq: try row.int("r_seq") ?? 0,
+                    at: try Rows.timestamp(row, "r_at") ?? Timestamp(milliseconds: 0))
+                events.append(SyncEvent(id: id, type: .receipt, conversationId: conversationId, receipt: receipt))
+            default:
+                let conversation = try await conversation(conversationId)
+                events.append(SyncEvent(id: id, type: .conversation, conversationId: conversationId, conversation: conversation))
+            }
+        }
+        return events
+    }
+}

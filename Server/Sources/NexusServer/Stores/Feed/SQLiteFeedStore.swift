@@ -1,0 +1,48 @@
+import NexusCore
+import SQLiteNIO
+
+struct SQLiteFeedStore: FeedStore {
+    let db: SQLiteDatabase
+    let conversations: SQLiteConversationStore
+
+    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
+        var sql = """
+            SELECT \(FeedRows.columns) FROM events e
+            JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
+            LEFT JOIN messages m ON e.type = 'message' AND m.id = e.ref_id
+            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
+            WHERE e.id > ?
+            """
+        var binds: [SQLiteData] = [.integer(Int(viewer)), .integer(Int(after))]
+        if let conversationId {
+            sql += " AND e.conversation_id = ?"
+            binds.append(.integer(Int(conversationId)))
+        }
+        sql += " ORDER BY e.id LIMIT ?"
+        binds.append(.integer(limit))
+        return try await FeedRows.events(db.read(sql, binds)) { try await conversations.conversation(id: $0, viewer: viewer) }
+    }
+
+    func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64) {
+        var filter = ""
+        var binds: [SQLiteData] = [.integer(Int(viewer))]
+        if let conversationId {
+            filter = " AND e.conversation_id = ?"
+            binds.append(.integer(Int(conversationId)))
+        }
+        let head = try await db.read(
+            "SELECT COALESCE(MAX(e.id), 0) AS head FROM events e JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ? WHERE 1\(filter)",
+            binds
+        ).first?.int("head") ?? 0
+        let rows = try await db.read(
+            """
+            SELECT \(FeedRows.columns) FROM events e
+            JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
+            JOIN messages m ON m.id = e.ref_id
+            LEFT JOIN receipts r ON 0
+            WHERE e.type = 'message'\(filter) AND e.id <= ?
+            ORDER BY e.id DESC LIMIT ?
+            """, binds + [.integer(Int(head)), .integer(count)])
+        return (try await FeedRows.events(rows.reversed()) { try await conversations.conversation(id: $0, viewer: viewer) }, head)
+    }
+}

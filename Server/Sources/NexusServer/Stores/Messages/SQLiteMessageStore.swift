@@ -1,0 +1,124 @@
+import NexusCore
+import SQLiteNIO
+
+struct SQLiteMessageStore: MessageStore {
+    let db: SQLiteDatabase
+
+    /// Sends go through the writer's group commit, which writes each group with `insert`.
+    func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
+        try await db.writer.send(messages)
+    }
+
+    private static let columns = "id, conversation_id, seq, sender_id, local_id, text, sent_at"
+
+    /// Inserts a group of messages with one statement for each 500, so the group costs
+    /// a few trips to SQLite and one fsync. The statement skips (sender, localId)
+    /// pairs already stored and numbers the rest after each conversation's last seq, so
+    /// a resend never takes a seq and seqs have no gaps. The window function makes
+    /// SQLite compute every row before it inserts any, so all numbers start from the
+    /// seqs as they were. Sent times never go back within a conversation, as on
+    /// PostgreSQL, even when the clock does. The feed's events and the conversations'
+    /// heads follow (SendBatch.feedOrder, .heads), in the writer's transaction.
+    /// Outcomes come back in input order.
+    @Sendable static func insert(_ messages: [NewMessage], on connection: SQLiteConnection) async throws -> [SendOutcome] {
+        let batch = SendBatch(messages)
+        let sentAt = Int(Timestamp.now().milliseconds)
+        var stored: [MessageKey: SendOutcome] = [:]
+        for chunk in batch.fresh.chunked(by: 500) {
+            var created: [Message] = []
+            let rows = try await connection.query(
+                """
+                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at)
+                SELECT v.column1, c.last_seq + ROW_NUMBER() OVER (PARTITION BY v.column1 ORDER BY v.column5),
+                       v.column2, v.column3, v.column4, MAX(?, c.updated_at)
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
+                JOIN conversations c ON c.id = v.column1
+                WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = v.column2 AND m.local_id = v.column3)
+                ORDER BY v.column5
+                RETURNING \(columns)
+                """,
+                [.integer(sentAt)] + chunk.flatMap { index, m -> [SQLiteData] in
+                    [.integer(Int(m.conversationId)), .integer(Int(m.senderId)), .text(m.localId), .text(m.text), .integer(index)]
+                })
+            for row in rows {
+                let m = try Rows.message(row)
+                stored[MessageKey(m)] = .created(m)
+                created.append(m)
+            }
+            // Before the next chunk, which numbers its seqs after these.
+            try await appendToFeed(created, on: connection)
+        }
+
+        // Whatever did not go in was stored before: answer with the original.
+        let resent = batch.fresh.map { MessageKey($0.message) }.filter { stored[$0] == nil }
+        for chunk in resent.chunked(by: 400) {
+            let rows = try await connection.query(
+                "SELECT \(columns) FROM messages WHERE (sender_id, local_id) IN (VALUES "
+                    + Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ") + ")",
+                chunk.flatMap { [.integer(Int($0.sender)), .text($0.localId)] })
+            for row in rows {
+                let m = try Rows.message(row)
+                stored[MessageKey(m)] = .duplicate(m)
+            }
+        }
+        return try batch.outcomes(stored)
+    }
+
+    /// The events of the created messages, and the new heads of their conversations.
+    private static func appendToFeed(_ created: [Message], on connection: SQLiteConnection) async throws {
+        for chunk in SendBatch.feedOrder(created).chunked(by: 500) {
+            _ = try await connection.query(
+                "INSERT INTO events (conversation_id, type, ref_id) VALUES "
+                    + Array(repeating: "(?, 'message', ?)", count: chunk.count).joined(separator: ", "),
+                chunk.flatMap { [.integer(Int($0.conversationId)), .integer(Int($0.id))] })
+        }
+        for chunk in SendBatch.heads(created).chunked(by: 500) {
+            _ = try await connection.query(
+                """
+                UPDATE conversations SET last_seq = v.column2, last_message_id = v.column3, updated_at = v.column4
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
+                WHERE conversations.id = v.column1
+                """,
+                chunk.flatMap { [.integer(Int($0.conversationId)), .integer(Int($0.seq)), .integer(Int($0.id)), .integer(Int($0.sentAt.milliseconds))] })
+        }
+    }
+
+    func seq(ofMessage id: Int64, conversationId: Int64) async throws -> Int64? {
+        try await db.read("SELECT seq FROM messages WHERE id = ? AND conversation_id = ?", [.integer(Int(id)), .integer(Int(conversationId))])
+            .first?.int("seq")
+    }
+
+    func firstSeq(sentAtOrAfter time: Timestamp, conversationId: Int64) async throws -> Int64 {
+        let last = try await db.read("SELECT last_seq FROM conversations WHERE id = ?", [.integer(Int(conversationId))])
+            .first?.int("last_seq") ?? 0
+        return try await firstSeqBySearch(sentAtOrAfter: time, lastSeq: last) { seq in
+            try await db.read(
+                "SELECT sent_at FROM messages WHERE conversation_id = ? AND seq = ?", [.integer(Int(conversationId)), .integer(Int(seq))]
+            ).first?.int("sent_at") ?? 0
+        }
+    }
+
+    func messages(conversationId: Int64, before: Int64?, limit: Int) async throws -> MessagesPage {
+        let rows = try await db.read(
+            """
+            SELECT \(messageColumns) FROM messages m
+            WHERE m.conversation_id = ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
+            """, [.integer(Int(conversationId)), .integer(Int(before ?? Int64.max)), .integer(limit + 1)])
+        return MessagesPage(messages: try rows.prefix(limit).reversed().map { try Rows.message($0) }, hasMore: rows.count > limit)
+    }
+
+    func message(id: Int64, viewer: Int64) async throws -> Message? {
+        try await db.read(
+            """
+            SELECT \(messageColumns) FROM messages m
+            JOIN members me ON me.conversation_id = m.conversation_id AND me.user_id = ? WHERE m.id = ?
+            """, [.integer(Int(viewer)), .integer(Int(id))]
+        ).first.map { try Rows.message($0) }
+    }
+
+    func message(localId: String, sender: Int64) async throws -> Message? {
+        try await db.read(
+            "SELECT \(messageColumns) FROM messages m WHERE m.sender_id = ? AND m.local_id = ?", [.integer(Int(sender)), .text(localId)]
+        ).first.map { try Rows.message($0) }
+    }
+}

@@ -1,0 +1,73 @@
+import NexusCore
+import PostgresNIO
+
+struct PostgresUserStore: UserStore {
+    let db: PostgresDatabase
+
+    func createUser(email: String, displayName: String, passwordHash: String) async throws -> User? {
+        try await db.rows(
+            """
+            INSERT INTO users (email, display_name, password_hash, created_at)
+            VALUES (\(email), \(displayName), \(passwordHash), \(Timestamp.now().milliseconds))
+            ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at
+            """
+        ).first.map(Rows.user)
+    }
+
+    func credentials(email: String) async throws -> Credentials? {
+        try await db.rows("SELECT id, email, display_name, last_seen_at, password_hash FROM users WHERE email = \(email)")
+            .first.map(Credentials.init(row:))
+    }
+
+    func user(email: String) async throws -> User? {
+        try await db.rows("SELECT id, email, display_name, last_seen_at FROM users WHERE email = \(email)").first.map(Rows.user)
+    }
+
+    func users(excluding viewer: Int64, search: String?) async throws -> [User] {
+        guard let pattern = directoryPattern(search) else {
+            return try await db.rows(
+                "SELECT id, email, display_name, last_seen_at FROM users WHERE id != \(viewer) ORDER BY lower(display_name), id LIMIT 1000"
+            ).map(Rows.user)
+        }
+        // No stored name can hold U+0000, and PostgreSQL refuses it in a pattern.
+        if pattern.contains("\u{0}") { return [] }
+        return try await db.rows(
+            """
+            SELECT id, email, display_name, last_seen_at FROM users
+            WHERE id != \(viewer) AND (display_name ILIKE \(pattern) ESCAPE '\\' OR email ILIKE \(pattern) ESCAPE '\\')
+            ORDER BY lower(display_name), id LIMIT 1000
+            """
+        ).map(Rows.user)
+    }
+
+    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws {
+        _ = try await db.rows(
+            """
+            INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
+            VALUES (\(tokenHash), \(userId), \(Timestamp.now().milliseconds), \(expiresAt.milliseconds))
+            """)
+    }
+
+    func session(tokenHash: String) async throws -> StoredSession? {
+        try await db.rows(
+            """
+            SELECT u.id, u.email, u.display_name, u.last_seen_at, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = \(tokenHash)
+            """
+        ).first.map(StoredSession.init(row:))
+    }
+
+    func deleteSession(tokenHash: String) async throws {
+        _ = try await db.rows("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
+    }
+
+    func saveLastSeen(_ times: [Int64: Timestamp]) async throws {
+        guard !times.isEmpty else { return }
+        let ids = Array(times.keys)
+        _ = try await db.rows(
+            """
+            UPDATE users SET last_seen_at = GREATEST(COALESCE(users.last_seen_at, 0), v.at)
+            FROM unnest(\(ids)::bigint[], \(ids.map { times[$0]!.milliseconds })::bigint[]) AS v(id, at) WHERE users.id = v.id
+            """)
+    }
+}

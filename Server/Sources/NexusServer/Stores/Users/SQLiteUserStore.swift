@@ -1,0 +1,74 @@
+import NexusCore
+import SQLiteNIO
+
+struct SQLiteUserStore: UserStore {
+    let db: SQLiteDatabase
+
+    func createUser(email: String, displayName: String, passwordHash: String) async throws -> User? {
+        let now = Int(Timestamp.now().milliseconds)
+        let rows = try await db.writer.perform { db in
+            try await db.query(
+                """
+                INSERT INTO users (email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at
+                """, [.text(email), .text(displayName), .text(passwordHash), .integer(now)])
+        }
+        return try rows.first.map(Rows.user)
+    }
+
+    func credentials(email: String) async throws -> Credentials? {
+        try await db.read("SELECT id, email, display_name, password_hash FROM users WHERE email = ?", [.text(email)])
+            .first.map(Credentials.init(row:))
+    }
+
+    func user(email: String) async throws -> User? {
+        try await db.read("SELECT id, email, display_name, last_seen_at FROM users WHERE email = ?", [.text(email)]).first.map(Rows.user)
+    }
+
+    func users(excluding viewer: Int64, search: String?) async throws -> [User] {
+        var sql = "SELECT id, email, display_name, last_seen_at FROM users WHERE id != ?"
+        var binds: [SQLiteData] = [.integer(Int(viewer))]
+        if let pattern = directoryPattern(search) {
+            sql += " AND (display_name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')"
+            binds += [.text(pattern), .text(pattern)]
+        }
+        sql += " ORDER BY display_name COLLATE NOCASE, id LIMIT 1000"
+        return try await db.read(sql, binds).map(Rows.user)
+    }
+
+    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws {
+        let now = Int(Timestamp.now().milliseconds)
+        _ = try await db.writer.perform { db in
+            try await db.query(
+                "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                [.text(tokenHash), .integer(Int(userId)), .integer(now), .integer(Int(expiresAt.milliseconds))])
+        }
+    }
+
+    func session(tokenHash: String) async throws -> StoredSession? {
+        try await db.read(
+            """
+            SELECT u.id, u.email, u.display_name, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = ?
+            """,
+            [.text(tokenHash)]
+        ).first.map(StoredSession.init(row:))
+    }
+
+    func deleteSession(tokenHash: String) async throws {
+        _ = try await db.writer.perform { db in
+            try await db.query("DELETE FROM sessions WHERE token_hash = ?", [.text(tokenHash)])
+        }
+    }
+
+    func saveLastSeen(_ times: [Int64: Timestamp]) async throws {
+        guard !times.isEmpty else { return }
+        _ = try await db.writer.perform(multiStatement: true) { db in
+            for (user, at) in times {
+                _ = try await db.query(
+                    "UPDATE users SET last_seen_at = MAX(COALESCE(last_seen_at, 0), ?) WHERE id = ?",
+                    [.integer(Int(at.milliseconds)), .integer(Int(user))])
+            }
+        }
+    }
+}

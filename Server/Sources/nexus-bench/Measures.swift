@@ -1,0 +1,89 @@
+import BenchSupport
+import Foundation
+import NexusCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The longer measurements of main.swift, which uses them in order.
+
+/// Sends 200 messages through `sender` while a real `tail -f --json` (of the profile in
+/// `tailHome`, talking to `tailServer`) follows the conversation; returns each message's
+/// latency from the send's acknowledgement, and from its request, to the line the tail printed (ms).
+func deliveryLatencies(sender: NexusAPI, conversation: Int64, tailHome: String, tailServer: String) -> (acked: [Double], requested: [Double]) {
+    var tailEnv = baseEnv
+    tailEnv["NEXUS_HOME"] = tailHome
+    tailEnv["NEXUS_SERVER"] = tailServer
+    let tailer = spawn(nexusctl, ["tail", "-f", "--json", "-n", "0", String(conversation)], env: tailEnv, captureStdout: true)
+    let lock = NSLock()
+    final class Times: @unchecked Sendable { var printedAt: [String: Double] = [:] }
+    let times = Times()
+    let reader = Thread {
+        var pending = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(tailer.stdout!, &buffer, buffer.count)
+            if n <= 0 { return }
+            let t = now()
+            pending += buffer[0..<n]
+            while let nl = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<nl], as: UTF8.self)
+                pending.removeSubrange(...nl)
+                if let r = line.range(of: "\"localId\":\"") {
+                    let id = line[r.upperBound...].prefix { $0 != "\"" }
+                    lock.lock()
+                    times.printedAt[String(id)] = t
+                    lock.unlock()
+                }
+            }
+        }
+    }
+    reader.start()
+    usleep(500_000)  // let tail -f settle into its long-poll
+    var latencies: [Double] = []
+    var endToEnd: [Double] = []
+    for i in 0..<200 {
+        let localId = "latency-\(i)-\(UUID().uuidString)"
+        let requested = now()
+        _ = try! sender.send(conversationId: conversation, localId: localId, text: "latency probe \(i)")
+        let acked = now()
+        var seen: Double?
+        let deadline = acked + 5
+        while seen == nil && now() < deadline {
+            lock.lock()
+            seen = times.printedAt[localId]
+            lock.unlock()
+            if seen == nil { usleep(50) }
+        }
+        // The tail can print before the sender has read its acknowledgement: both follow
+        // the same commit. Such a message counts as delivered at once (0 ms).
+        latencies.append(max(0, (seen ?? deadline) - acked) * 1000)
+        endToEnd.append(((seen ?? deadline) - requested) * 1000)
+        usleep(2_000)
+    }
+    kill(tailer.pid, SIGTERM)
+    _ = reap(tailer)
+    return (latencies, endToEnd)
+}
+
+/// Messages a second that 40 batch sends of 500 store, one after another.
+func batchIngestRate(_ api: NexusAPI, conversation: Int64, prefix: String) -> Double {
+    let batches = 40, perBatch = 500
+    let start = now()
+    for b in 0..<batches {
+        _ = try! api.sendBatch((0..<perBatch).map {
+            BatchItem(conversationId: conversation, localId: "\(prefix)-\(b)-\($0)", text: "batch ingest \($0)")
+        })
+    }
+    return Double(batches * perBatch) / (now() - start)
+}
+
+/// User plus system CPU time of a process so far, from /proc.
+func cpuSeconds(of pid: pid_t) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+    return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+}

@@ -16,7 +16,7 @@ enum ConvosCommand {
             OptionSpec("unread", help: "only conversations with unread messages"),
             OptionSpec("limit", .value(placeholder: "N"), help: "at most N conversations"),
         ],
-        requirements: [.session],
+        requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy"],
         examples: [("nexusctl convos --unread", "what is waiting for me"), ("nexusctl convos --fields id,title --json | jq -r '.conversations[] | \"\\(.id) \\(.title)\"'", "ids and names for a script")],
         run: run)

@@ -11,7 +11,7 @@ enum NewCommand {
             """,
         options: [OptionSpec("name", .value(placeholder: "NAME"), help: "the group's name (default: its members' names)")],
         arguments: 1...255,
-        requirements: [.session],
+        requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["conversation", "created"],
         examples: [
             ("nexusctl new bob@example.com", "open (or find) the conversation with bob"),

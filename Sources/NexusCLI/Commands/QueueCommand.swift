@@ -36,7 +36,7 @@ enum QueueCommand {
     static let entryFields = ["localId", "conversationId", "to", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text"]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        var entries = try Delivery.loadEntries(context).filter { $0.status != .sent }
+        var entries = try OutboxSending.loadEntries(context).filter { $0.status != .sent }
         // Due messages are being sent right now if a flush holds the lock.
         if Outbox(profile: context.profile).isDelivering {
             let now = Timestamp.now()
@@ -61,10 +61,10 @@ enum QueueCommand {
     }
 
     static func flush(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let sending = try Delivery.sending(context)
+        let sending = try OutboxSending.sending(context)
         let name = context.profile.name
         let output = context.output
-        let outcome = try Delivery.run(
+        let outcome = try OutboxSending.run(
             sending, .everything, ignoreBackoff: context.invocation.flag("now"),
             lock: .wait(onBusy: { output.note("Waiting for another `queue flush` of profile '\(name)' to finish…") }), context)
         let report = outcome.report
@@ -91,7 +91,7 @@ enum QueueCommand {
                 .store, "the outbox holds \(outcome.damaged.count) damaged record(s) that can't be sent",
                 hint: "see them with `nexusctl queue repair`, and drop them with `nexusctl queue repair --drop`.")
         }
-        return Delivery.exitCode(report)
+        return OutboxSending.exitCode(report)
     }
 
     struct FlushView: Encodable {

@@ -20,8 +20,8 @@ enum RetryCommand {
             throw .usage("give the localIds of the messages to retry, or --all", hint: "see them with `nexusctl queue`.")
         }
         // Made before anything is written, so a bad server address changes nothing.
-        let sending = try Delivery.sending(context)
-        let entries = try Delivery.loadEntries(context, warn: false)
+        let sending = try OutboxSending.sending(context)
+        let entries = try OutboxSending.loadEntries(context, warn: false)
         var chosen: [OutboxEntry] = []
         if all {
             chosen = entries.filter { $0.status == .failed }
@@ -48,7 +48,7 @@ enum RetryCommand {
             throw CLIError(error)
         }
         // The whole queue goes, in order, so a retried message keeps its place.
-        let report = try Delivery.run(sending, .everything, ignoreBackoff: true, lock: .wait(onBusy: nil), context).report
+        let report = try OutboxSending.run(sending, .everything, ignoreBackoff: true, lock: .wait(onBusy: nil), context).report
         let views = SendView.views(chosen, report)
         if context.output.json {
             context.output.document(views)
@@ -61,6 +61,6 @@ enum RetryCommand {
         if report.authRefused {
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
         }
-        return Delivery.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
+        return OutboxSending.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
     }
 }

@@ -1,8 +1,8 @@
 import NexusCore
 
-/// What send, queue flush, retry and the delivery after other commands share: one call
+/// Outbox sending for send, queue flush, retry and the delivery after other commands: one call
 /// into the core's `Sending`, and the words for its outcome.
-enum Delivery {
+enum OutboxSending {
     /// Sending for this command's profile and server. Making it checks the server
     /// addresses, so call it before anything is queued: a usage error queues nothing.
     static func sending(_ context: CommandContext) throws(CLIError) -> Sending {

@@ -8,37 +8,25 @@ enum Cache {
         do {
             try MessageCache(profile: context.profile).insert(messages)
         } catch {
-            context.output.warn("could not update the local cache: \(error)")
+            context.output.warn("\(CacheProblem.write(error))")
         }
     }
 
     /// Full details of conversations looked at (members, receipts).
     static func remember(conversations: [Conversation], _ context: CommandContext) {
-        guard !conversations.isEmpty, let me = context.session?.user.id else { return }
-        for c in conversations { Conversations.remember(c, context) }
         do {
-            try ConversationCache(profile: context.profile).save(conversations, viewer: me)
+            try Reading.remember(conversations: conversations, profile: context.profile, me: context.session?.user.id)
         } catch {
-            context.output.warn("could not update the local cache: \(error)")
+            context.output.warn("\(CacheProblem.write(error))")
         }
     }
 
     /// The whole list, as the server gave it.
     static func remember(list: ConversationsResponse, _ context: CommandContext) {
-        let cache = ConversationCache(profile: context.profile)
         do {
-            try cache.saveList(list.conversations)
-            try cache.savePeople(list.users)
-            if let me = context.session?.user.id {
-                let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-                var directs = context.profile.loadDirects()
-                for c in list.conversations where c.kind == .direct {
-                    if let other = c.memberIds.first(where: { $0 != me }).flatMap({ people[$0] }) { directs[other.email.lowercased()] = c.id }
-                }
-                try context.profile.saveDirects(directs)
-            }
+            try Reading.remember(list: list, profile: context.profile, me: context.session?.user.id)
         } catch {
-            context.output.warn("could not update the local cache: \(error)")
+            context.output.warn("\(CacheProblem.write(error))")
         }
     }
 
@@ -53,10 +41,5 @@ enum Cache {
         } catch {
             throw CLIError(error)
         }
-    }
-
-    /// Says that an answer comes from the cache because the server could not be reached.
-    static func sayOffline(_ error: APIError, _ context: CommandContext) {
-        context.output.warn("offline (\(error)); showing cached messages")
     }
 }

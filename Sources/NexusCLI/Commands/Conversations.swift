@@ -25,10 +25,8 @@ enum Conversations {
 
     /// Notes direct conversations by the other member's email, for later lookups without the network.
     static func remember(_ conversation: Conversation, _ context: CommandContext) {
-        guard conversation.kind == .direct, let me = context.session?.user.id,
-              let other = conversation.members.first(where: { $0.id != me })
-        else { return }
-        try? context.profile.rememberDirect(email: other.email, conversationId: conversation.id)
+        guard let me = context.session?.user.id else { return }
+        Reading.rememberDirect(conversation, profile: context.profile, me: me)
     }
 }
 

@@ -46,19 +46,14 @@ enum OutboxSending {
         return .failure
     }
 
-    /// The outbox as it is, with its damage named on stderr (unless a delivery that
-    /// follows names it).
-    static func loadEntries(_ context: CommandContext, warn: Bool = true) throws(CLIError) -> [OutboxEntry] {
-        do {
-            let contents = try Outbox(profile: context.profile).read()
-            if warn { warnDamaged(contents.damaged, context) }
-            if warn && contents.tornTail {
-                context.output.warn("the outbox ends in 1 unreadable record, torn by a crash mid-write (no command reported it done); it is skipped, and cut off on the next write")
-            }
-            return contents.entries
-        } catch {
-            throw CLIError(error)
+    /// Names the outbox's damage on stderr; returns `contents`.
+    @discardableResult
+    static func warnDamage(_ contents: Outbox.Contents, _ context: CommandContext) -> Outbox.Contents {
+        warnDamaged(contents.damaged, context)
+        if contents.tornTail {
+            context.output.warn("the outbox ends in 1 unreadable record, torn by a crash mid-write (no command reported it done); it is skipped, and cut off on the next write")
         }
+        return contents
     }
 
     /// Each damaged line, by number and what can be read of it: its message may never

@@ -36,11 +36,11 @@ enum QueueCommand {
     static let entryFields = ["localId", "conversationId", "to", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text"]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        var entries = try OutboxSending.loadEntries(context).filter { $0.status != .sent }
-        // Due messages are being sent right now if a flush holds the lock.
-        if Outbox(profile: context.profile).isDelivering {
-            let now = Timestamp.now()
-            for i in entries.indices where entries[i].isDue(at: now) { entries[i].status = .sending }
+        let entries: [OutboxEntry]
+        do {
+            entries = OutboxSending.warnDamage(try Outbox(profile: context.profile).queue(), context).entries
+        } catch {
+            throw CLIError(error)
         }
         if context.output.json {
             context.output.document(entries.map(EntryView.init))

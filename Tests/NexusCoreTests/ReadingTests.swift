@@ -111,6 +111,23 @@ struct ReadingTests {
         #expect(cached.value.members.map(\.id) == [1, 2])
     }
 
+    @Test func membersComeFromTheServerAndOfflineFromTheCache() throws {
+        server.addDirect(9, count: 1)
+        let one = try reading.members(of: 7)
+        #expect(one.fromServer)
+        #expect(one.value.conversations.map(\.id) == [7])
+        #expect(Set(one.value.people.map(\.id)) == [1, 2])
+        let all = try reading.members(of: nil)
+        #expect(all.value.conversations.map(\.id) == [7], "the receipts of conversations looked at, from the cache")
+        #expect(Set(all.value.people.map(\.id)) == [1, 2])
+
+        server.down = true
+        let offline = try reading.members(of: 9)
+        #expect(offline.offlineReason != nil)
+        #expect(offline.value.conversations.map(\.id) == [7])
+        #expect(Set(offline.value.people.map(\.email)) == ["alice@example.com", "bob@example.com"])
+    }
+
     @Test func aCacheThatCannotBeWrittenCostsAWarningNotTheRead() throws {
         // A file where the message cache's folder should be: every write to it fails.
         let folder = MessageCache(profile: profile).directory

@@ -39,6 +39,44 @@ public struct Reading {
         ).read()
     }
 
+    /// Who is in the conversations being shown, and their receipts: what a printer of
+    /// messages needs to name senders and say "Read by 2/4".
+    public struct Members {
+        /// The people to name.
+        public var people: [User]
+        /// The conversations whose receipts to follow, with their members.
+        public var conversations: [Conversation]
+    }
+
+    /// The members of one conversation, or of all of them (`nil`): from the server, kept
+    /// in the cache; offline, everyone and every conversation as last seen.
+    public func members(of conversationId: Int64?) throws(ReadError) -> Fetched<Members> {
+        let profile = profile, api = api, me = me
+        let cache = ConversationCache(profile: profile)
+        return try OfflineFirst(
+            server: { () throws(APIError) -> (Members, ConversationsResponse?) in
+                if let conversationId {
+                    let c = try api.conversation(conversationId)
+                    return (Members(people: c.members, conversations: [c]), nil)
+                }
+                let list = try api.conversations()
+                return (Members(people: list.users, conversations: cache.details()), list)
+            },
+            remember: { fetched throws(StoreError) in
+                if let list = fetched.1 {
+                    try Reading.remember(list: list, profile: profile, me: me)
+                } else {
+                    try Reading.remember(conversations: fetched.0.conversations, profile: profile, me: me)
+                }
+            },
+            fallback: { _ in
+                let details = cache.details()
+                let people = Array(cache.people().values) + details.flatMap(\.members)
+                return (Members(people: people, conversations: details), nil)
+            }
+        ).read().map(\.0)
+    }
+
     /// A page of a conversation's history, oldest first.
     public struct Page {
         public var messages: [Message]

@@ -227,6 +227,14 @@ struct Result {
     func json() throws -> Any {
         try JSONSerialization.jsonObject(with: Data(out.utf8), options: [.fragmentsAllowed])
     }
+
+    /// stdout decoded as one of NexusCore's wire types or of JSONViews.swift.
+    func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(out.utf8))
+    }
+
+    /// Each NDJSON line of stdout that decodes as `T`.
+    func decodeLines<T: Decodable>(_ type: T.Type = T.self) -> [T] { IntegrationTests.decodeLines(out, as: T.self) }
 }
 
 /// One person at a terminal: their own NEXUS_HOME, talking to one server.
@@ -325,8 +333,7 @@ extension User {
         let lines = (1...count).map { "\(prefix) \($0)" }.joined(separator: "\n") + "\n"
         let r = try run(["send", conversation, "--each-line", "--json"], stdin: lines)
         guard r.code == 75 else { throw HarnessError("expected exit 75 (queued), got \(r.code): \(r.err)") }
-        let views = try #require(try r.json() as? [[String: Any]])
-        return views.compactMap { $0["localId"] as? String }
+        return try r.decode([SentJSON].self).map(\.localId)
     }
 
     /// Logs out on the server but puts the session file back, so this user holds a token
@@ -339,9 +346,14 @@ extension User {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
-    func outboxEntries() throws -> [[String: Any]] {
-        try #require(try run(["queue", "--json"]).json() as? [[String: Any]])
+    func outboxEntries() throws -> [QueueEntryJSON] {
+        try run(["queue", "--json"]).decode([QueueEntryJSON].self)
     }
+}
+
+/// Each NDJSON line of `text` that decodes as `T`.
+func decodeLines<T: Decodable>(_ text: String, as type: T.Type) -> [T] {
+    text.split(separator: "\n").compactMap { try? JSONDecoder().decode(T.self, from: Data($0.utf8)) }
 }
 
 func jsonLines(_ text: String) -> [[String: Any]] {

@@ -19,6 +19,23 @@ extension CommandContext {
         }
     }
 
+    /// The server-side conversation actions for this profile and server.
+    func conversationActions() throws(CLIError) -> ConversationActions {
+        ConversationActions(profile: profile, api: try api(), me: session?.user.id)
+    }
+
+    /// One conversation action, its cache problems warned about.
+    func act<Value>(_ body: (ConversationActions) throws(APIError) -> Fetched<Value>) throws(CLIError) -> Value {
+        let actions = try conversationActions()
+        do {
+            let fetched = try body(actions)
+            warn(fetched.cacheProblems)
+            return fetched.value
+        } catch {
+            throw failure(error)
+        }
+    }
+
     func warn(_ problems: [CacheProblem]) {
         for problem in problems { output.warn("\(problem)") }
     }

@@ -3,7 +3,7 @@ import NexusCore
 /// An in-process stand-in for nexusd's read endpoints, behind `ReadingAPI` and
 /// `ReceiptsAPI`, so core tests can drive `Reading` and `ReceiptReporter` with faults
 /// injected: the server down, a refusal.
-final class FakeReadingServer: ReadingAPI, ReceiptsAPI {
+final class FakeReadingServer: ReadingAPI, ReceiptsAPI, ConversationActionsAPI {
     static let alice = User(id: 1, email: "alice@example.com", displayName: "Alice")
     static let bob = User(id: 2, email: "bob@example.com", displayName: "Bob")
 
@@ -63,6 +63,24 @@ final class FakeReadingServer: ReadingAPI, ReceiptsAPI {
         }
         let page = Array(below.suffix(limit ?? 50))
         return MessagesPage(messages: page, hasMore: (page.first?.seq ?? 1) > 1)
+    }
+
+    func openDirect(with email: String) throws(APIError) -> ConversationResponse {
+        try fault("openDirect")
+        guard email == Self.bob.email, let c = conversationList.first(where: { $0.kind == .direct }) else {
+            throw .server(status: 404, code: "not_found", message: "No such user.", retryAfter: nil)
+        }
+        return ConversationResponse(conversation: c, created: false)
+    }
+
+    func createGroup(with emails: [String], name: String?) throws(APIError) -> ConversationResponse {
+        try fault("createGroup")
+        let members = [Self.alice] + emails.enumerated().map { User(id: Int64($0.offset + 10), email: $0.element, displayName: $0.element) }
+        let c = Conversation(
+            id: Int64(100 + conversationList.count), kind: .group, name: name, members: members, lastSeq: 0, lastMessage: nil,
+            createdAt: .now(), updatedAt: .now())
+        conversationList.append(c)
+        return ConversationResponse(conversation: c, created: true)
     }
 
     func receipts(conversationId: Int64, delivered: Int64?, read: Int64?) throws(APIError) -> Conversation {

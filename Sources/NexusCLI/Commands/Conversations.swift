@@ -18,14 +18,11 @@ enum Conversations {
 
     static func resolve(_ argument: String, _ context: CommandContext) throws(CLIError) -> Int64 {
         if let id = try localId(for: argument, profile: context.profile) { return id }
-        let response = try context.call { api throws(APIError) in try api.openDirect(with: argument) }
-        remember(response.conversation, context)
-        return response.conversation.id
-    }
-
-    /// Notes direct conversations by the other member's email, for later lookups without the network.
-    static func remember(_ conversation: Conversation, _ context: CommandContext) {
-        guard let me = context.session?.user.id else { return }
-        Reading.rememberDirect(conversation, profile: context.profile, me: me)
+        let actions = try context.conversationActions()
+        do {
+            return try actions.directId(with: argument)
+        } catch {
+            throw context.failure(error)
+        }
     }
 }

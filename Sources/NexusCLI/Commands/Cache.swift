@@ -2,6 +2,9 @@ import NexusCore
 
 /// Keeping the local cache: every message the client sees, and the conversations.
 /// A cache that can't be written costs a warning, never the command.
+///
+/// Only TailCommand.swift calls these now (the other commands call the core, which keeps
+/// the cache itself): remove this type once tail calls the core too.
 enum Cache {
     static func remember(_ messages: [Message], _ context: CommandContext) {
         guard !messages.isEmpty else { return }
@@ -32,12 +35,8 @@ enum Cache {
 
     /// The newest `count` cached messages of one conversation, or of all of them.
     static func newest(_ count: Int, conversationId: Int64?, _ context: CommandContext) throws(CLIError) -> [Message] {
-        let cache = MessageCache(profile: context.profile)
         do {
-            if let conversationId { return try cache.page(conversationId, before: nil, limit: count).messages }
-            var all: [Message] = []
-            for id in cache.conversations() { all += try cache.page(id, before: nil, limit: count).messages }
-            return Array(all.sorted { ($0.sentAt, $0.id) < ($1.sentAt, $1.id) }.suffix(count))
+            return try MessageCache(profile: context.profile).newest(count, conversationId: conversationId)
         } catch {
             throw CLIError(error)
         }

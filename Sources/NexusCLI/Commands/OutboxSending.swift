@@ -18,7 +18,7 @@ enum OutboxSending {
         return sending
     }
 
-    /// Runs one delivery, keeps what was sent in the cache, and names damaged records.
+    /// Runs one delivery, and names what the cache could not keep and damaged records.
     static func run(
         _ sending: Sending, _ scope: Sending.Scope, ignoreBackoff: Bool, lock: Sending.LockPolicy, _ context: CommandContext
     ) throws(CLIError) -> Sending.Outcome {
@@ -28,7 +28,7 @@ enum OutboxSending {
         } catch {
             throw CLIError(error)
         }
-        Cache.remember(outcome.report.sent.map(\.message), context)
+        context.warn(outcome.cacheProblems)
         warnDamaged(outcome.damaged, context)
         return outcome
     }
@@ -74,7 +74,7 @@ enum OutboxSending {
               outcome.ran
         else { return }
         let report = outcome.report
-        Cache.remember(report.sent.map(\.message), context)
+        context.warn(outcome.cacheProblems)
         warnDamaged(outcome.damaged, context)
         if !report.sent.isEmpty { context.output.note("Delivered \(report.sent.count) queued message(s).") }
         for e in report.failed { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }

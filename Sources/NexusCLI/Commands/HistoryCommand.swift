@@ -43,7 +43,7 @@ enum HistoryCommand {
         let anchor = try context.invocation.value("before").map { text throws(CLIError) in try parseAnchor(text) }
         if all && anchor != nil { throw .usage("--all pages through the whole conversation; it takes no --before") }
 
-        let conversationId = try conversation(context)
+        let conversationId = try Conversations.resolve(context.arguments[0], context)
         let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all)
         let reading = try context.reading()
         do throws(ReadError) {
@@ -59,13 +59,6 @@ enum HistoryCommand {
             }
         }
         return .ok
-    }
-
-    /// The conversation id; offline, an email resolves only through the profile's map.
-    private static func conversation(_ context: CommandContext) throws(CLIError) -> Int64 {
-        let argument = context.arguments[0]
-        if let id = try Conversations.localId(for: argument, profile: context.profile) { return id }
-        return try Conversations.resolve(argument, context)
     }
 
     static func parseAnchor(_ text: String) throws(CLIError) -> NexusAPI.Anchor {

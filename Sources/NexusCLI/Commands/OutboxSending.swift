@@ -28,6 +28,11 @@ enum OutboxSending {
         } catch {
             throw CLIError(error)
         }
+        return warnings(outcome, context)
+    }
+
+    /// Names what the cache could not keep and damaged records; returns `outcome`.
+    static func warnings(_ outcome: Sending.Outcome, _ context: CommandContext) -> Sending.Outcome {
         context.warn(outcome.cacheProblems)
         warnDamaged(outcome.damaged, context)
         return outcome

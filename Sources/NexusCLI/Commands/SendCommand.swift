@@ -34,18 +34,18 @@ enum SendCommand {
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
         let sending = try OutboxSending.sending(context)
         let mine: [OutboxEntry]
+        let outcome: Sending.Outcome
         do {
-            mine = try sending.enqueue(texts, conversationId: conversationId, to: target)
+            (mine, outcome) = try sending.send(texts, conversationId: conversationId, to: target, lock: .wait(onBusy: {
+                // Another send or flush is delivering; only a person watching needs to hear it.
+                guard context.terminal.errorIsTerminal else { return }
+                context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
+            }))
         } catch {
             throw CLIError(error)
         }
-
+        let report = OutboxSending.warnings(outcome, context).report
         let ids = Set(mine.map(\.localId))
-        let report = try OutboxSending.run(sending, .conversationsOf(ids), ignoreBackoff: true, lock: .wait(onBusy: {
-            // Another send or flush is delivering; only a person watching needs to hear it.
-            guard context.terminal.errorIsTerminal else { return }
-            context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
-        }), context).report
         let views = SendView.views(mine, report)
         let output = context.output
         if output.json {

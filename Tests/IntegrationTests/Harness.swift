@@ -227,14 +227,6 @@ struct Result {
     func json() throws -> Any {
         try JSONSerialization.jsonObject(with: Data(out.utf8), options: [.fragmentsAllowed])
     }
-
-    /// stdout decoded as one of NexusCore's wire types or of JSONViews.swift.
-    func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: Data(out.utf8))
-    }
-
-    /// Each NDJSON line of stdout that decodes as `T`.
-    func decodeLines<T: Decodable>(_ type: T.Type = T.self) -> [T] { IntegrationTests.decodeLines(out, as: T.self) }
 }
 
 /// One person at a terminal: their own NEXUS_HOME, talking to one server.
@@ -349,11 +341,6 @@ extension User {
     func outboxEntries() throws -> [QueueEntryJSON] {
         try run(["queue", "--json"]).decode([QueueEntryJSON].self)
     }
-}
-
-/// Each NDJSON line of `text` that decodes as `T`.
-func decodeLines<T: Decodable>(_ text: String, as type: T.Type) -> [T] {
-    text.split(separator: "\n").compactMap { try? JSONDecoder().decode(T.self, from: Data($0.utf8)) }
 }
 
 func jsonLines(_ text: String) -> [[String: Any]] {

@@ -1,6 +1,21 @@
 import Foundation
 import NexusCore
 
+extension Result {
+    /// stdout decoded as one of NexusCore's wire types or of the views below.
+    func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(out.utf8))
+    }
+
+    /// Each NDJSON line of stdout that decodes as `T`.
+    func decodeLines<T: Decodable>(_ type: T.Type = T.self) -> [T] { IntegrationTests.decodeLines(out, as: T.self) }
+}
+
+/// Each NDJSON line of `text` that decodes as `T`.
+func decodeLines<T: Decodable>(_ text: String, as type: T.Type) -> [T] {
+    text.split(separator: "\n").compactMap { try? JSONDecoder().decode(T.self, from: Data($0.utf8)) }
+}
+
 // What nexusctl prints with --json beyond NexusCore's wire types (docs/json.md), as the
 // tests read it. Written here rather than imported from NexusCLI, so a renamed field in
 // the CLI fails these tests instead of changing both sides at once.

@@ -5,10 +5,6 @@ import NexusCore
 public enum NexusCLI {
     public static let version = "0.1.0"
 
-    /// Commands after which, having reached the server, nexusctl delivers what is due in
-    /// the outbox. The others either deliver it themselves or don't talk to the server.
-    static let deliversOnTheSide: Set<String> = ["convos", "users", "new", "whoami", "tail"]
-
     /// --profile, else $NEXUS_PROFILE, else the config file's, else "default".
     static func profileName(flag: String?, environment: [String: String], config: Config?) -> String {
         flag ?? environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? config?.profile ?? Profile.defaultName
@@ -107,8 +103,8 @@ public enum NexusCLI {
                 _ = try context.requireSession()
             }
             let code = try run(context)
-            if code == .ok && context.reachedServer && deliversOnTheSide.contains(invocation.path.first ?? "") {
-                Delivery.opportunistic(context)
+            if code == .ok && context.reachedServer && spec.deliversQueueAfterwards {
+                OutboxSending.opportunistic(context)
             }
             return code.rawValue
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import NexusCore
 import Testing
 
 /// The first end-to-end slice, with the real nexusd and the real nexusctl processes.
@@ -11,8 +12,7 @@ struct FoundationTests {
 
         let who = try alice.run(["whoami", "--json"])
         #expect(who.code == 0)
-        let account = try #require(try who.json() as? [String: Any])
-        #expect((account["user"] as? [String: Any])?["email"] as? String == alice.email)
+        #expect(try who.decode(AccountJSON.self).user.email == alice.email)
 
         let session = alice.home + "/default/session.json"
         let mode = try FileManager.default.attributesOfItem(atPath: session)[.posixPermissions] as? Int
@@ -57,21 +57,21 @@ struct FoundationTests {
 
         let first = try alice.run(["new", bob.email, "--json"])
         #expect(first.code == 0)
-        let created = try #require(try first.json() as? [String: Any])
-        #expect(created["created"] as? Bool == true)
-        let id = try #require((created["conversation"] as? [String: Any])?["id"] as? Int)
+        let created = try first.decode(ConversationResponse.self)
+        #expect(created.created)
+        let id = created.conversation.id
 
         let second = try alice.run(["new", bob.email])
         #expect(second.code == 0)
         #expect(second.out.contains("Reusing conversation \(id)"))
 
-        let fromBob = try #require(try bob.run(["new", alice.email, "--json"]).json() as? [String: Any])
-        #expect((fromBob["conversation"] as? [String: Any])?["id"] as? Int == id)
-        #expect(fromBob["created"] as? Bool == false)
+        let fromBob = try bob.run(["new", alice.email, "--json"]).decode(ConversationResponse.self)
+        #expect(fromBob.conversation.id == id)
+        #expect(!fromBob.created)
 
-        let convos = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
-        #expect((convos["conversations"] as? [[String: Any]])?.count == 1)
-        #expect(convos["offline"] as? Bool == false)
+        let convos = try bob.run(["convos", "--json"]).decode(ConvosJSON.self)
+        #expect(convos.conversations.count == 1)
+        #expect(!convos.offline)
     }
 
     @Test func sendThenTail() throws {
@@ -86,10 +86,10 @@ struct FoundationTests {
 
         let tail = try bob.run(["tail", alice.email, "--json"])
         #expect(tail.code == 0)
-        let lines = tail.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(lines.map { $0["text"] as? String } == ["hello bob", "line one\nline two"])
-        #expect(lines.map { $0["seq"] as? Int } == [1, 2])
-        #expect(lines.allSatisfy { $0["sender"] as? String == alice.email && $0["type"] as? String == "message" })
+        let lines = tail.decodeLines(TailLineJSON.self)
+        #expect(lines.map(\.text) == ["hello bob", "line one\nline two"])
+        #expect(lines.map(\.seq) == [1, 2])
+        #expect(lines.allSatisfy { $0.sender == alice.email && $0.type == "message" })
 
         let text = try bob.run(["tail"])
         #expect(text.out.contains("Alice: hello bob"))
@@ -105,7 +105,7 @@ struct FoundationTests {
         #expect(out.wait { $0.count == 1 }, "tail -f did not print the earlier message: \(err.text)")
         for i in 1...5 { #expect(try alice.run(["send", bob.email, "live \(i)"]).code == 0) }
         #expect(out.wait { $0.count == 6 }, "tail -f saw \(out.lines.count) lines: \(out.text) \(err.text)")
-        let texts = out.lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["text"] as? String }
+        let texts = decodeLines(out.text, as: Message.self).map(\.text)
         #expect(texts == ["before", "live 1", "live 2", "live 3", "live 4", "live 5"])
     }
 
@@ -123,7 +123,7 @@ struct FoundationTests {
         defer { restarted.stop() }
         #expect(try alice.run(["send", bob.email, "two"]).code == 0)
         #expect(out.wait(timeout: 15) { $0.count == 2 }, "after restart: \(out.text)")
-        let texts = out.lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["text"] as? String }
+        let texts = decodeLines(out.text, as: Message.self).map(\.text)
         #expect(texts == ["one", "two"])
     }
 
@@ -133,8 +133,7 @@ struct FoundationTests {
         let bob = try User("bob", server: server.url)
         let carol = try User("carol", server: server.url)
         for u in [alice, bob, carol] { try u.register() }
-        let conversation = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
-        let id = String(try #require((conversation["conversation"] as? [String: Any])?["id"] as? Int))
+        let id = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
 
         let send = try carol.run(["send", id, "let me in"])
         #expect(send.code == 3)
@@ -169,8 +168,7 @@ struct FoundationTests {
         #expect(notConversation.err.contains("is not a conversation"))
 
         // Nothing was queued for the rejected input.
-        let queue = try #require(try alice.run(["queue", "--json"]).json() as? [[String: Any]])
-        #expect(queue.map { $0["status"] as? String } == ["failed"])
+        #expect(try alice.run(["queue", "--json"]).decode([QueueEntryJSON].self).map(\.status) == ["failed"])
     }
 
     @Test func serverNotRunning() throws {
@@ -191,7 +189,7 @@ struct FoundationTests {
         var codes: [Int32] = []
         for i in 1...20 { codes.append(try alice.run(["send", bob.email, "queued \(i)"]).code) }
         #expect(codes == Array(repeating: 75, count: 20))
-        #expect(try (alice.run(["queue", "--json"]).json() as? [[String: Any]])?.count == 20)
+        #expect(try alice.run(["queue", "--json"]).decode([QueueEntryJSON].self).count == 20)
 
         let restarted = try TestServer(directory: server.directory, port: server.port)
         defer { restarted.stop() }
@@ -199,11 +197,11 @@ struct FoundationTests {
         Thread.sleep(forTimeInterval: 1.1)
         let flush = try alice.run(["queue", "flush", "--json"])
         #expect(flush.code == 0)
-        #expect(((try flush.json() as? [String: Any])?["sent"] as? [String])?.count == 20)
+        #expect(try flush.decode(FlushJSON.self).sent.count == 20)
 
         let tail = try bob.run(["tail", "-n", "50", "--json"])
-        let texts = tail.lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["text"] as? String }
+        let texts = tail.decodeLines(Message.self).map(\.text)
         #expect(texts == (1...20).map { "queued \($0)" })
-        #expect(try (alice.run(["queue", "--json"]).json() as? [[String: Any]])?.isEmpty == true)
+        #expect(try alice.run(["queue", "--json"]).decode([QueueEntryJSON].self).isEmpty)
     }
 }

@@ -325,8 +325,7 @@ extension User {
         let lines = (1...count).map { "\(prefix) \($0)" }.joined(separator: "\n") + "\n"
         let r = try run(["send", conversation, "--each-line", "--json"], stdin: lines)
         guard r.code == 75 else { throw HarnessError("expected exit 75 (queued), got \(r.code): \(r.err)") }
-        let views = try #require(try r.json() as? [[String: Any]])
-        return views.compactMap { $0["localId"] as? String }
+        return try r.decode([SentJSON].self).map(\.localId)
     }
 
     /// Logs out on the server but puts the session file back, so this user holds a token
@@ -339,8 +338,8 @@ extension User {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
-    func outboxEntries() throws -> [[String: Any]] {
-        try #require(try run(["queue", "--json"]).json() as? [[String: Any]])
+    func outboxEntries() throws -> [QueueEntryJSON] {
+        try run(["queue", "--json"]).decode([QueueEntryJSON].self)
     }
 }
 

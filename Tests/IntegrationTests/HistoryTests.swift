@@ -9,26 +9,24 @@ struct HistoryTests {
     func conversation(of count: Int) throws -> (TestServer, User, User, String) {
         let server = try TestServer()
         let (alice, bob) = try server.pair()
-        let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
-        let id = String(try #require((opened["conversation"] as? [String: Any])?["id"] as? Int))
+        let id = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
         let lines = (1...count).map { "message \($0)" }.joined(separator: "\n") + "\n"
         let sent = try alice.run(["send", id, "--each-line"], stdin: lines)
         guard sent.code == 0 else { throw HarnessError("send failed: \(sent.err)") }
         return (server, alice, bob, id)
     }
 
-    func page(_ user: User, _ args: [String]) throws -> (seqs: [Int], hasMore: Bool, next: Int?) {
+    func page(_ user: User, _ args: [String]) throws -> (seqs: [Int64], hasMore: Bool, next: Int64?) {
         let r = try user.run(["history"] + args + ["--json"])
         guard r.code == 0 else { throw HarnessError("history \(args) exited \(r.code): \(r.err)") }
-        let doc = try #require(try r.json() as? [String: Any])
-        let seqs = (doc["messages"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
-        return (seqs, doc["hasMore"] as? Bool ?? false, doc["next"] as? Int)
+        let doc = try r.decode(PageJSON.self)
+        return (doc.messages.map(\.seq), doc.hasMore, doc.next)
     }
 
     @Test func pagingBackVisitsEveryMessageOnceAndAllEqualsThePages() throws {
         let (server, _, bob, id) = try conversation(of: 523)
         defer { server.stop() }
-        var pages: [[Int]] = []
+        var pages: [[Int64]] = []
         var args = [id]
         while true {
             let p = try page(bob, args)
@@ -43,7 +41,7 @@ struct HistoryTests {
 
         let all = try bob.run(["history", id, "--all", "--json"])
         #expect(all.code == 0)
-        #expect(jsonLines(all.out).compactMap { $0["seq"] as? Int } == pages.flatMap { $0 })
+        #expect(all.decodeLines(Message.self).map(\.seq) == pages.flatMap { $0 })
 
         let last = try bob.run(["history", id, "--before", "24"])
         #expect(last.lines.last == "No more messages")
@@ -65,12 +63,11 @@ struct HistoryTests {
     @Test func beforeTakesSeqIdAndTime() throws {
         let (server, _, bob, id) = try conversation(of: 60)
         defer { server.stop() }
-        let page = try #require(try bob.run(["history", id, "--json", "--limit", "60"]).json() as? [String: Any])
-        let messages = try #require(page["messages"] as? [[String: Any]])
+        let messages = try bob.run(["history", id, "--json", "--limit", "60"]).decode(PageJSON.self).messages
         let m30 = messages[29]
-        let byId = try self.page(bob, [id, "--before", "id:\(try #require(m30["id"] as? Int))", "--limit", "5"])
+        let byId = try self.page(bob, [id, "--before", "id:\(m30.id)", "--limit", "5"])
         #expect(byId.seqs == [25, 26, 27, 28, 29])
-        let byTime = try self.page(bob, [id, "--before", try #require(m30["sentAt"] as? String), "--limit", "500"])
+        let byTime = try self.page(bob, [id, "--before", m30.sentAt.iso8601, "--limit", "500"])
         #expect(byTime.seqs.last.map { $0 < 30 } ?? true, "messages sent at or after the time are left out")
         let bySeq = try self.page(bob, [id, "--before", "3"])
         #expect(bySeq.seqs == [1, 2])
@@ -108,18 +105,18 @@ struct HistoryTests {
         let newest = try bob.run(["history", id, "--json"])
         #expect(newest.code == 0)
         #expect(newest.err.contains("offline"))
-        let doc = try #require(try newest.json() as? [String: Any])
-        #expect(doc["offline"] as? Bool == true)
-        #expect((doc["messages"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == Array(71...120))
+        let doc = try newest.decode(PageJSON.self)
+        #expect(doc.offline == true)
+        #expect(doc.messages.map(\.seq) == Array(71...120))
 
         let tail = try bob.run(["tail", id, "-n", "3"])
         #expect(tail.code == 0)
         #expect(tail.err.contains("offline"))
         #expect(tail.lines.map { $0.hasSuffix("message 118") || $0.hasSuffix("message 119") || $0.hasSuffix("message 120") } == [true, true, true])
 
-        let convos = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
-        #expect(convos["offline"] as? Bool == true)
-        #expect((convos["conversations"] as? [[String: Any]])?.count == 1)
+        let convos = try bob.run(["convos", "--json"]).decode(ConvosJSON.self)
+        #expect(convos.offline)
+        #expect(convos.conversations.count == 1)
     }
 
     @Test func aGapInTheCacheIsFilledFromTheServer() throws {
@@ -140,7 +137,7 @@ struct HistoryTests {
         // Filled for good: offline, the same page is whole.
         let offline = try bob.run(["history", id, "--before", "71", "--limit", "20", "--json"])
         #expect(offline.err.isEmpty)
-        #expect(((try offline.json() as? [String: Any])?["messages"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == Array(51...70))
+        #expect(try offline.decode(PageJSON.self).messages.map(\.seq) == Array(51...70))
     }
 
     @Test func tornCacheLinesAreTolerated() throws {
@@ -156,7 +153,7 @@ struct HistoryTests {
         server.stop()
         let r = try bob.run(["history", id, "--before", "31", "--json"])
         #expect(r.code == 0)
-        #expect(((try r.json() as? [String: Any])?["messages"] as? [[String: Any]])?.count == 30)
+        #expect(try r.decode(PageJSON.self).messages.count == 30)
     }
 
     @Test func cachePruneDropsOldMessages() throws {
@@ -164,10 +161,10 @@ struct HistoryTests {
         defer { server.stop() }
         #expect(try bob.run(["history", id]).code == 0)
         let keep = try bob.run(["cache", "prune", "--json"])
-        #expect((try keep.json() as? [String: Any])?["removed"] as? Int == 0)
+        #expect(try keep.decode(RemovedJSON.self).removed == 0)
         Thread.sleep(forTimeInterval: 1.1)
         let all = try bob.run(["cache", "prune", "--older-than", "1s", "--json"])
-        #expect((try all.json() as? [String: Any])?["removed"] as? Int == 10)
+        #expect(try all.decode(RemovedJSON.self).removed == 10)
         #expect(try bob.run(["cache", "prune", "--older-than", "soon"]).code == 2)
     }
 }

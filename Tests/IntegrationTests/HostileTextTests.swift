@@ -1,4 +1,5 @@
 import Foundation
+import NexusCore
 import Testing
 
 /// Issue 12, item 2: what other people wrote reaches the terminal escaped (docs/output.md),
@@ -29,8 +30,7 @@ struct HostileTextTests {
 
     func conversation(_ from: User, with to: User) throws -> String {
         let opened = try from.run(["new", to.email, "--json"])
-        let conversation = try #require((try opened.json() as? [String: Any])?["conversation"] as? [String: Any])
-        return String(try #require(conversation["id"] as? Int))
+        return String(try opened.decode(ConversationResponse.self).conversation.id)
     }
 
     @Test func hostileMessagesAreEscapedInTextAndExactInJSON() throws {
@@ -76,12 +76,10 @@ struct HostileTextTests {
 
         // JSON carries every byte as sent.
         let texts = Self.attacks.map(\.text)
-        #expect(jsonLines(try bob.run(["tail", id, "-n", "50", "--json"]).out).compactMap { $0["text"] as? String } == texts)
-        let page = try #require(try bob.run(["history", id, "--json"]).json() as? [String: Any])
-        #expect((page["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == texts)
-        let list = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
-        let last = (list["conversations"] as? [[String: Any]])?.first?["lastMessage"] as? [String: Any]
-        #expect(last?["text"] as? String == texts.last)
+        #expect(try bob.run(["tail", id, "-n", "50", "--json"]).decodeLines(Message.self).map(\.text) == texts)
+        #expect(try bob.run(["history", id, "--json"]).decode(PageJSON.self).messages.map(\.text) == texts)
+        let list = try bob.run(["convos", "--json"]).decode(ConvosJSON.self)
+        #expect(list.conversations.first?.lastMessage?.text == texts.last)
 
         // Queued while the server is down: `queue` shows the text escaped, --json exact.
         server.stop()
@@ -89,7 +87,7 @@ struct HostileTextTests {
         let queue = try alice.run(["queue"])
         #expect(Self.rawControls(queue.out + queue.err).isEmpty, "\(queue.out)")
         #expect(queue.out.contains("ok\\r\\e[2K[10:00] carol: wire"), "\(queue.out)")
-        #expect(try alice.outboxEntries().first?["text"] as? String == Self.attacks[0].text)
+        #expect(try alice.outboxEntries().first?.text == Self.attacks[0].text)
     }
 
     /// A display name with escapes. nexusd refuses one, and repairs stored ones when it
@@ -114,7 +112,7 @@ struct HostileTextTests {
         #expect(opened.out.contains("with \(shown) <"), "\(opened.out)")
         let id = try conversation(mallory, with: alice)
         #expect(try mallory.run(["send", id, "hello"]).code == 0)
-        let localId = try #require((try alice.run(["send", id, "hi", "--json"]).json() as? [String: Any])?["localId"] as? String)
+        let localId = try alice.run(["send", id, "hi", "--json"]).decode(SentJSON.self).localId
 
         // A receipt line names who read: followed live, as receipts come.
         let (follower, followed, followErr) = try alice.spawn(["tail", id, "-f", "--receipts"])
@@ -136,10 +134,10 @@ struct HostileTextTests {
             #expect(Self.rawControls(r.out + r.err).isEmpty, "\(command) printed raw \(Self.rawControls(r.out + r.err)):\n\(r.out)")
         }
 
-        let users = try #require(try alice.run(["users", "--json"]).json() as? [[String: Any]])
-        #expect(users.contains { $0["displayName"] as? String == name })
-        let list = try #require(try alice.run(["convos", "--json"]).json() as? [String: Any])
-        #expect((list["conversations"] as? [[String: Any]])?.first?["title"] as? String == name)
+        let users = try alice.run(["users", "--json"]).decode([NexusCore.User].self)
+        #expect(users.contains { $0.displayName == name })
+        let list = try alice.run(["convos", "--json"]).decode(ConvosJSON.self)
+        #expect(list.conversations.first?.title == name)
     }
 
     /// A group name with escapes: refused by nexusd, so written with SQL as an older
@@ -163,8 +161,7 @@ struct HostileTextTests {
         for r in [refused, convos] {
             #expect(Self.rawControls(r.out + r.err).isEmpty, "raw \(Self.rawControls(r.out + r.err)):\n\(r.out)")
         }
-        let list = try #require(try bob.run(["convos", "--json"]).json() as? [String: Any])
-        #expect((list["conversations"] as? [[String: Any]])?.first?["title"] as? String == title)
+        #expect(try bob.run(["convos", "--json"]).decode(ConvosJSON.self).conversations.first?.title == title)
     }
 
     /// Errors on stderr quote what the user typed or the server said, escaped.

@@ -1,4 +1,5 @@
 import Foundation
+import NexusCore
 import Testing
 
 /// Issue 12 through the real binaries, on either backend (see Backend): no account can pose
@@ -47,7 +48,7 @@ struct ImpersonationTests {
         #expect(badName.err.contains("<ESC>[2J") && !badName.err.contains("\u{1B}"), "\(badName.err)")
         let users = try alice.run(["users", "--json"])
         #expect(users.code == 0)
-        let emails = (try users.json() as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }
+        let emails = try users.decode([NexusCore.User].self).map(\.email)
         #expect(emails == ["bob@example.com"], "\(emails)")
         // One normal form: bob's email in capitals and decomposed forms is bob's account.
         #expect(try Self.register(server.url, "BOB@Example.COM").status == 409)
@@ -153,7 +154,7 @@ struct ImpersonationTests {
         for (i, email) in impostors.enumerated() {
             let r = try Self.register(first.url, "impostor\(i)@example.com")
             try #require(r.status == 201, "\(r.body)")
-            tokens.append(try #require((try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])?["token"] as? String))
+            tokens.append(try JSONDecoder().decode(AuthResponse.self, from: Data(r.body.utf8)).token)
             try Backend.execute("UPDATE users SET email = \(Backend.text(email)) WHERE email = 'impostor\(i)@example.com'", on: database)
         }
         #expect(try Self.register(first.url, "jose1@example.com", name: "Jose").status == 201)
@@ -171,13 +172,13 @@ struct ImpersonationTests {
         for token in tokens { #expect(try Self.get(server.url, "/v1/me", token: token).status == 401) }
         var me = alice
         me.server = server.url
-        let users = (try me.run(["users", "--json"]).json() as? [[String: Any]]) ?? []
-        let emails = users.compactMap { $0["email"] as? String }
+        let users = try me.run(["users", "--json"]).decode([NexusCore.User].self)
+        let emails = users.map(\.email)
         #expect(emails.filter { $0 == "bob@example.com" }.count == 1, "\(emails)")
         #expect(emails.filter { $0 == "jos\u{E9}@example.com" }.count == 1, "\(emails)")
         #expect(emails.filter { $0.hasPrefix("disabled:") && $0.hasSuffix("@invalid") }.count == impostors.count + 1, "\(emails)")
         #expect(emails.allSatisfy { $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F || $0 == "\u{E9}" } }, "\(emails)")
-        #expect(users.contains { $0["displayName"] as? String == "Eve[2J" }, "\(users)")
+        #expect(users.contains { $0.displayName == "Eve[2J" }, "\(users)")
         #expect(server.log.text.contains("disabled"), "\(server.log.text)")
         // The owner is untouched.
         #expect(try me.run(["new", "bob@example.com"]).code == 0)

@@ -84,7 +84,7 @@ struct OutboxPromiseTests {
         #expect(try alice.run(["login", alice.email, "--password-stdin"], stdin: "password123\n").code == 0)
         let bad = try alice.run(["--server", "htp://127.0.0.1:\(server.port)", "retry", "--all"])
         #expect(bad.code == 2)
-        #expect(try alice.outboxEntries().map { $0["status"] as? String } == ["failed"], "the usage error touched the outbox")
+        #expect(try alice.outboxEntries().map(\.status) == ["failed"], "the usage error touched the outbox")
         #expect(try alice.run(["retry", "--all"]).code == 0)
         #expect(try bob.serverMessages().map(\.text) == ["needs a login"])
     }

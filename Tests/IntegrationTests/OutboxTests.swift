@@ -10,8 +10,7 @@ struct OutboxTests {
     func setUp() throws -> (TestServer, User, User, String) {
         let server = try TestServer()
         let (alice, bob) = try server.pair()
-        let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
-        let id = try #require((opened["conversation"] as? [String: Any])?["id"] as? Int)
+        let id = try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id
         return (server, alice, bob, String(id))
     }
 
@@ -23,13 +22,13 @@ struct OutboxTests {
             let r = try alice.run(["send", conversation, "offline \(i)", "--json"])
             #expect(r.code == 75)
             #expect(r.err.contains("Message failed to send. Check your connection."))
-            localIds.append(try #require((try r.json() as? [String: Any])?["localId"] as? String))
+            localIds.append(try r.decode(SentJSON.self).localId)
         }
         let restarted = try TestServer(directory: server.directory, port: server.port)
         defer { restarted.stop() }
         let flush = try alice.run(["queue", "flush", "--now", "--json"])
         #expect(flush.code == 0, "\(flush.err)")
-        #expect((try flush.json() as? [String: Any])?["sent"] as? [String] == localIds)
+        #expect(try flush.decode(FlushJSON.self).sent == localIds)
         let stored = try bob.serverMessages()
         #expect(stored.map(\.localId) == localIds)
         #expect(stored.map(\.text) == (1...20).map { "offline \($0)" })
@@ -46,9 +45,9 @@ struct OutboxTests {
         #expect(early.code == 75)
         #expect(early.err.contains("waiting out their backoff"))
         let entry = try #require(try alice.outboxEntries().first)
-        #expect(entry["attempts"] as? Int == 1)
-        #expect(entry["nextAttemptAt"] != nil)
-        #expect(entry["lastError"] as? String == "Message failed to send. Check your connection. (can't reach the server at \(alice.server) (connection refused))")
+        #expect(entry.attempts == 1)
+        #expect(entry.nextAttemptAt != nil)
+        #expect(entry.lastError == "Message failed to send. Check your connection. (can't reach the server at \(alice.server) (connection refused))")
         #expect(try alice.run(["queue", "flush", "--now"]).code == 0)
         #expect(try alice.outboxEntries().isEmpty)
     }
@@ -121,7 +120,7 @@ struct OutboxTests {
         #expect(second.terminationStatus == 0)
         #expect(out.wait(timeout: 20) { $0.count >= 1000 }, "tail printed \(out.lines.count): \(err.text)")
         Thread.sleep(forTimeInterval: 0.3)
-        let printed = jsonLines(out.text).compactMap { $0["localId"] as? String }
+        let printed = decodeLines(out.text, as: TailLineJSON.self).compactMap(\.localId)
         #expect(printed == localIds)
         #expect(try bob.serverMessages().map(\.localId) == localIds)
     }
@@ -132,11 +131,11 @@ struct OutboxTests {
         var localIds: [String] = []
         for i in 1...3 {
             let r = try alice.run(["send", conversation, "m \(i)", "--json"])
-            localIds.append(try #require((try r.json() as? [String: Any])?["localId"] as? String))
+            localIds.append(try r.decode(SentJSON.self).localId)
         }
         let path = alice.home + "/default/outbox.jsonl"
         let original = try String(contentsOfFile: path, encoding: .utf8)
-        let last = try #require(jsonLines(original).last)
+        let last = try #require(decodeLines(original, as: OutboxRecord.self).last)
         // A crash in the middle of writing the last record.
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.truncate(atOffset: UInt64(original.utf8.count - 15))
@@ -145,18 +144,18 @@ struct OutboxTests {
         let list = try alice.run(["queue", "--json"])
         #expect(list.code == 0)
         #expect(list.err.contains("unreadable record"))
-        let listed = try #require(try list.json() as? [[String: Any]])
+        let listed = try list.decode([QueueEntryJSON].self)
         // Only the torn record is lost: a torn `queued` record loses that message (its
         // send never reported it queued); any other record loses just that state change.
-        let survivors = last["op"] as? String == "queued" ? localIds.filter { $0 != last["localId"] as? String } : localIds
-        #expect(listed.compactMap { $0["localId"] as? String } == survivors)
+        let survivors = last.op == .queued ? localIds.filter { $0 != last.localId } : localIds
+        #expect(listed.map(\.localId) == survivors)
 
         let restarted = try TestServer(directory: server.directory, port: server.port)
         defer { restarted.stop() }
         #expect(try alice.run(["send", conversation, "after the crash"]).code == 0)
         let repaired = try String(contentsOfFile: path, encoding: .utf8)
         #expect(repaired.hasSuffix("\n"))
-        #expect(jsonLines(repaired).count == repaired.split(separator: "\n").count, "the file is repaired: every line is whole")
+        #expect(decodeLines(repaired, as: OutboxRecord.self).count == repaired.split(separator: "\n").count, "the file is repaired: every line is whole")
         let delivered = try bob.serverMessages()
         #expect(delivered.map(\.localId).dropLast() == ArraySlice(survivors))
         #expect(delivered.last?.text == "after the crash")
@@ -173,13 +172,12 @@ struct OutboxTests {
         let unavailable = try viaProxy.run(["--server", proxy.url, "send", conversation, "through a 503", "--json"])
         #expect(unavailable.code == 75)
         #expect(unavailable.err.contains("Message failed to send. Check your connection."))
-        #expect((try unavailable.json() as? [String: Any])?["status"] as? String == "queued")
+        #expect(try unavailable.decode(SentJSON.self).status == "queued")
 
         proxy.fail(next: 1, status: 429, headers: "Retry-After: 120\r\n", body: #"{"error":{"code":"rate_limited","message":"Slow down."}}"#)
         #expect(try viaProxy.run(["--server", proxy.url, "queue", "flush", "--now"]).code == 75)
         let entry = try #require(try alice.outboxEntries().first)
-        let nextText = try #require(entry["nextAttemptAt"] as? String)
-        let next = try #require(Timestamp(iso8601: nextText))
+        let next = try #require(entry.nextAttemptAt)
         #expect(next.milliseconds - Timestamp.now().milliseconds > 100_000, "Retry-After: 120 was not honoured")
 
         #expect(try viaProxy.run(["--server", proxy.url, "queue", "flush", "--now"]).code == 0)
@@ -195,8 +193,8 @@ struct OutboxTests {
         let refused = try alice.run(["send", conversation, "needs a login", "--json"])
         #expect(refused.code == 4)
         #expect(refused.err.contains("Message failed to send. Please try signing in again."))
-        let localId = try #require((try refused.json() as? [String: Any])?["localId"] as? String)
-        #expect(try alice.outboxEntries().first?["status"] as? String == "failed")
+        let localId = try refused.decode(SentJSON.self).localId
+        #expect(try alice.outboxEntries().first?.status == "failed")
 
         #expect(try alice.run(["login", alice.email, "--password-stdin"], stdin: "password123\n").code == 0)
         let retried = try alice.run(["retry", localId])
@@ -219,11 +217,11 @@ struct OutboxTests {
 
         let flush = try alice.run(["queue", "flush", "--json"])
         #expect(flush.code == 1)
-        #expect((try flush.json() as? [String: Any])?["failed"] as? [String] == ["oversized-1"])
+        #expect(try flush.decode(FlushJSON.self).failed == ["oversized-1"])
         #expect(flush.err.contains("Message failed to send. Please try again."))
         #expect(flush.err.contains("71680 bytes; the limit is 65536 bytes"))
         let entry = try #require(try alice.outboxEntries().first)
-        #expect(entry["status"] as? String == "failed")
+        #expect(entry.status == "failed")
     }
 
     @Test func onlineCommandsDeliverTheQueueOnTheSide() throws {
@@ -247,7 +245,7 @@ struct OutboxTests {
         server.stop()
         let send = try alice.run(["send", conversation, "written in the tunnel", "--json"])
         #expect(send.code == 75)
-        let localId = try #require((try send.json() as? [String: Any])?["localId"] as? String)
+        let localId = try send.decode(SentJSON.self).localId
         let restarted = try TestServer(directory: server.directory, port: server.port)
         defer { restarted.stop() }
         #expect(err.wait(timeout: 15) { _ in err.text.contains("Delivered 1 queued message(s).") }, "tail said: \(err.text)")
@@ -260,12 +258,12 @@ struct OutboxTests {
         try alice.revokeTokenKeepingSession()
         #expect(try alice.run(["send", conversation, "one"]).code == 4)
         #expect(try alice.run(["send", conversation, "two"]).code == 4)
-        #expect(try alice.outboxEntries().map { $0["status"] as? String } == ["failed", "failed"])
+        #expect(try alice.outboxEntries().map(\.status) == ["failed", "failed"])
 
         #expect(try alice.run(["login", alice.email, "--password-stdin"], stdin: "password123\n").code == 0)
         let retried = try alice.run(["retry", "--all", "--json"])
         #expect(retried.code == 0, "\(retried.err)")
-        #expect((try retried.json() as? [[String: Any]])?.map { $0["status"] as? String } == ["sent", "sent"])
+        #expect(try retried.decode([SentJSON].self).map(\.status) == ["sent", "sent"])
         #expect(try alice.run(["retry", "--all"]).err.contains("No failed messages"))
         #expect(try bob.serverMessages().map(\.text) == ["one", "two"])
     }

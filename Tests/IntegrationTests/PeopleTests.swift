@@ -6,9 +6,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct PeopleTests {
     func unread(_ user: User, _ conversation: String) throws -> Int? {
-        let doc = try #require(try user.run(["convos", "--json"]).json() as? [String: Any])
-        let list = doc["conversations"] as? [[String: Any]] ?? []
-        return list.first { String($0["id"] as? Int ?? 0) == conversation }?["unreadCount"] as? Int
+        try user.run(["convos", "--json"]).decode(ConvosJSON.self).conversations.first { String($0.id) == conversation }?.unreadCount
     }
 
     @Test func groupReceiptsGoFromReadByOneToReadByAll() throws {
@@ -22,13 +20,13 @@ struct PeopleTests {
         try carol.register(name: "Carol")
         let created = try alice.run(["new", bob.email, carol.email, "--json"])
         #expect(created.code == 0, "\(created.err)")
-        let group = try #require((try created.json() as? [String: Any])?["conversation"] as? [String: Any])
-        #expect(group["title"] as? String == "Alice, Bob, Carol")
-        let id = String(try #require(group["id"] as? Int))
+        let group = try created.decode(OpenedJSON.self).conversation
+        #expect(group.title == "Alice, Bob, Carol")
+        let id = String(group.id)
 
         var localIds: [String] = []
         for text in ["one", "two", "three"] {
-            localIds.append(try #require((try alice.run(["send", id, text, "--json"]).json() as? [String: Any])?["localId"] as? String))
+            localIds.append(try alice.run(["send", id, text, "--json"]).decode(SentJSON.self).localId)
         }
         #expect(try unread(bob, id) == 3)
         #expect(try unread(carol, id) == 3)
@@ -42,7 +40,7 @@ struct PeopleTests {
         #expect(try bob.run(["read", id]).code == 0)
         #expect(try unread(bob, id) == 0)
         let half = try alice.run(["status", localIds[2], "--json"])
-        #expect((try half.json() as? [String: Any])?["statusText"] as? String == "Read by 1/2")
+        #expect(try half.decode(StatusJSON.self).statusText == "Read by 1/2")
         #expect(try alice.run(["status", localIds[2]]).lines.first == "Read by 1/2: three")
 
         #expect(try carol.run(["read", id]).code == 0)
@@ -62,8 +60,8 @@ struct PeopleTests {
         let server = try TestServer()
         defer { server.stop() }
         let (alice, bob) = try server.pair()
-        let localId = try #require((try alice.run(["send", bob.email, "hi", "--json"]).json() as? [String: Any])?["localId"] as? String)
-        func status() throws -> String? { (try alice.run(["status", localId, "--json"]).json() as? [String: Any])?["statusText"] as? String }
+        let localId = try alice.run(["send", bob.email, "hi", "--json"]).decode(SentJSON.self).localId
+        func status() throws -> String? { try alice.run(["status", localId, "--json"]).decode(StatusJSON.self).statusText }
         #expect(try status() == "Sent")
         #expect(try bob.run(["history", alice.email]).code == 0)
         #expect(try status() == "Delivered")
@@ -78,11 +76,11 @@ struct PeopleTests {
         let (tail, out, _) = try bob.spawn(["tail", "-f", "--read", "-n", "0"])
         defer { tail.terminate() }
         Thread.sleep(forTimeInterval: 0.3)
-        let localId = try #require((try alice.run(["send", bob.email, "read me", "--json"]).json() as? [String: Any])?["localId"] as? String)
+        let localId = try alice.run(["send", bob.email, "read me", "--json"]).decode(SentJSON.self).localId
         #expect(out.wait { $0.contains { $0.hasSuffix("Alice: read me") } })
         var status: String?
         for _ in 0..<50 where status != "Read" {
-            status = (try alice.run(["status", localId, "--json"]).json() as? [String: Any])?["statusText"] as? String
+            status = try alice.run(["status", localId, "--json"]).decode(StatusJSON.self).statusText
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(status == "Read")
@@ -97,11 +95,11 @@ struct PeopleTests {
         defer { tail.terminate() }
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try bob.run(["typing", alice.email]).code == 0)
-        #expect(out.wait { lines in jsonLines(lines.joined(separator: "\n")).contains { $0["type"] as? String == "typing" } }, "\(out.text) \(err.text)")
+        #expect(out.wait { lines in decodeLines(lines.joined(separator: "\n"), as: TailLineJSON.self).contains { $0.type == "typing" } }, "\(out.text) \(err.text)")
         #expect(try bob.run(["read", alice.email]).code == 0)
-        #expect(out.wait { lines in jsonLines(lines.joined(separator: "\n")).contains { $0["type"] as? String == "receipt" && $0["kind"] as? String == "read" } })
-        let typing = try #require(jsonLines(out.text).first { $0["type"] as? String == "typing" })
-        #expect(typing["user"] as? String == bob.email)
+        #expect(out.wait { lines in decodeLines(lines.joined(separator: "\n"), as: TailLineJSON.self).contains { $0.type == "receipt" && $0.kind == "read" } })
+        let typing = try #require(decodeLines(out.text, as: TailLineJSON.self).first { $0.type == "typing" })
+        #expect(typing.user == bob.email)
 
         let (textTail, textOut, _) = try alice.spawn(["tail", "-f", "-n", "0", "--receipts"])
         defer { textTail.terminate() }
@@ -122,11 +120,9 @@ struct PeopleTests {
         #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
         _ = out1.wait(timeout: 2) { !$0.isEmpty }
         _ = out2.wait(timeout: 2) { !$0.isEmpty }
-        let ids = [out1.text, out2.text].compactMap {
-            ((try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any])?["conversation"] as? [String: Any]
-        }.compactMap { $0["id"] as? Int }
+        let ids = [out1.text, out2.text].compactMap { try? JSONDecoder().decode(ConversationResponse.self, from: Data($0.utf8)).conversation.id }
         #expect(ids.count == 2 && ids[0] == ids[1])
-        #expect(((try alice.run(["convos", "--json"]).json() as? [String: Any])?["conversations"] as? [Any])?.count == 1)
+        #expect(try alice.run(["convos", "--json"]).decode(ConvosJSON.self).conversations.count == 1)
     }
 
     @Test func convosOrderSearchAndPresence() throws {
@@ -149,8 +145,7 @@ struct PeopleTests {
         #expect(try me.run(["send", others[1].email, "lunch?"]).code == 0)
 
         func titles(_ args: [String]) throws -> [String] {
-            let doc = try #require(try me.run(["convos", "--json"] + args).json() as? [String: Any])
-            return (doc["conversations"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            try me.run(["convos", "--json"] + args).decode(ConvosJSON.self).conversations.map(\.title)
         }
         #expect(try titles([]) == ["Bob", "Alice", "Carol"])
         #expect(try titles(["--search", "DEPLOY"]) == ["Alice"])
@@ -163,8 +158,8 @@ struct PeopleTests {
         #expect(text.lines[1].contains("You: lunch?"))
         #expect(text.lines[1].contains("Just now"))
 
-        let users = try #require(try me.run(["users", "--json"]).json() as? [[String: Any]])
-        #expect(users.allSatisfy { $0["online"] as? Bool == true }, "everyone made a request in the last minute")
+        let users = try me.run(["users", "--json"]).decode([NexusCore.User].self)
+        #expect(users.allSatisfy { $0.online == true }, "everyone made a request in the last minute")
         #expect(try me.run(["users"]).out.contains("● online"))
 
         let empty = try User("nobody", server: server.url)

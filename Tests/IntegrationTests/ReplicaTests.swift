@@ -14,15 +14,12 @@ struct ReplicaTests {
     }
 
     /// The messages a `tail -f --json` printed (it prints receipts too), in the order printed.
-    private func messages(_ out: LineCollector) -> [[String: Any]] {
-        jsonLines(out.text).filter { $0["type"] as? String == "message" }
+    private func messages(_ out: LineCollector) -> [TailLineJSON] {
+        decodeLines(out.text, as: TailLineJSON.self).filter { $0.type == "message" }
     }
 
     private func printed(_ out: LineCollector) -> [(conversation: Int, seq: Int)] {
-        messages(out).compactMap { line in
-            guard let c = line["conversationId"] as? Int, let s = line["seq"] as? Int else { return nil }
-            return (c, s)
-        }
+        messages(out).compactMap { line in line.seq.map { (Int(line.conversationId), Int($0)) } }
     }
 
     /// Exactly once, in seq order, with no gaps, for each conversation; `expected` in all.
@@ -71,8 +68,7 @@ struct ReplicaTests {
         var groups: [Int64] = []
         for name in ["one", "two"] {
             let created = try alice.run(["new", people[1].email, people[2].email, people[3].email, "--name", name, "--json"])
-            let conversation = try #require((try created.json() as? [String: Any])?["conversation"] as? [String: Any])
-            groups.append(Int64(try #require(conversation["id"] as? Int)))
+            groups.append(try created.decode(ConversationResponse.self).conversation.id)
         }
 
         // One tail per person, two on each replica, started before anything is sent.
@@ -171,7 +167,7 @@ struct ReplicaTests {
         #expect(sent.all.isEmpty, "\(sent.all)")
         #expect(out.wait(timeout: 30) { _ in messages(out).count >= total }, "after the kill the tail printed \(messages(out).count) of \(total): \(err.text)")
         Thread.sleep(forTimeInterval: 0.5)
-        let texts = messages(out).compactMap { $0["text"] as? String }
+        let texts = messages(out).compactMap(\.text)
         #expect(texts == (0..<total).map { "m \($0)" })
     }
 
@@ -188,9 +184,9 @@ struct ReplicaTests {
 
         // Typing lives in each replica's memory: it crosses over on the bus.
         #expect(try bob.run(["typing", alice.email]).code == 0)
-        #expect(out.wait { _ in jsonLines(out.text).contains { $0["type"] as? String == "typing" } }, "\(out.text) \(err.text)")
+        #expect(out.wait { _ in decodeLines(out.text, as: TailLineJSON.self).contains { $0.type == "typing" } }, "\(out.text) \(err.text)")
         #expect(try bob.run(["read", alice.email]).code == 0)
-        #expect(out.wait { _ in jsonLines(out.text).contains { $0["type"] as? String == "receipt" && $0["kind"] as? String == "read" } })
+        #expect(out.wait { _ in decodeLines(out.text, as: TailLineJSON.self).contains { $0.type == "receipt" && $0.kind == "read" } })
 
         // A logout through B shuts the token out of A at once, although A has just seen it work.
         let viaA = NexusAPI(address: try ServerAddress(parsing: a.url), token: try bob.api().token)
@@ -206,7 +202,7 @@ struct ReplicaTests {
         try alice.register()
         try bob.register()
         let created = try alice.run(["new", bob.email, "--json"])
-        let conversation = Int64(try #require(((try created.json() as? [String: Any])?["conversation"] as? [String: Any])?["id"] as? Int))
+        let conversation = try created.decode(ConversationResponse.self).conversation.id
         let viaA = try alice.api()
         let viaB = try alice.withServer(b.url).api()
         let apis = Unchecked([viaA, viaB])

@@ -66,8 +66,7 @@ struct ScriptingTests {
         let server = try TestServer()
         defer { server.stop() }
         let (alice, bob) = try server.pair()
-        let opened = try #require(try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])
-        let conversation = String(try #require((opened["conversation"] as? [String: Any])?["id"] as? Int))
+        let conversation = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
         #expect(try alice.run(["send", conversation, "first"]).code == 0)
 
         for c in Self.cases where c.setup == setup {
@@ -113,7 +112,7 @@ struct ScriptingTests {
         proxy.fail(next: 1, status: 401, body: #"{"error":{"code":"unauthorized","message":"Missing or invalid token."}}"#)
         let r = try user.run(["--server", proxy.url, "send", conversation, "to retry", "--json"])
         guard r.code == 4 else { throw HarnessError("expected a failed send, got \(r.code): \(r.err)") }
-        return try #require((try r.json() as? [String: Any])?["localId"] as? String)
+        return try r.decode(SentJSON.self).localId
     }
 
     @Test func jsonOnEveryCommandIsOnlyJSONOnStdout() throws {
@@ -123,7 +122,7 @@ struct ScriptingTests {
         let bob = try User("bob", server: server.url)
         #expect(try alice.run(["register", alice.email, "--password-stdin", "--json"], stdin: "password123\n").code == 0)
         try bob.register()
-        let conversation = String(try #require(((try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])?["conversation"] as? [String: Any])?["id"] as? Int))
+        let conversation = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
         let commands: [[String]] = [
             ["whoami"], ["profiles"], ["users"], ["new", bob.email], ["convos"], ["send", conversation, "hi"],
             ["queue"], ["queue", "flush"], ["retry", "--all"], ["history", conversation], ["cache", "prune"],
@@ -188,9 +187,9 @@ struct ScriptingTests {
         work.server = second.url
         #expect(try work.run(["--profile", "work", "register", "alice@work.example", "--password-stdin"], stdin: "password123\n").code == 0)
 
-        let listed = try #require(try alice.run(["profiles", "--json"]).json() as? [[String: Any]])
-        #expect(listed.map { $0["name"] as? String } == ["default", "work"])
-        #expect(listed.map { $0["current"] as? Bool } == [true, false])
+        let listed = try alice.run(["profiles", "--json"]).decode([ProfileJSON].self)
+        #expect(listed.map(\.name) == ["default", "work"])
+        #expect(listed.map(\.current) == [true, false])
 
         // The config file picks the default profile; the environment and flags override it.
         let config = alice.home + "/config"
@@ -200,7 +199,7 @@ struct ScriptingTests {
         configured.extraEnvironment = ["XDG_CONFIG_HOME": config]
         configured.server = ""
         func who(_ user: User, _ args: [String] = []) throws -> String? {
-            ((try user.run(args + ["whoami", "--json"]).json() as? [String: Any])?["user"] as? [String: Any])?["email"] as? String
+            try? user.run(args + ["whoami", "--json"]).decode(AccountJSON.self).user.email
         }
         #expect(try who(configured) == "alice@work.example")
         #expect(try who(configured, ["--profile", "default"]) == "alice@example.com")
@@ -226,7 +225,7 @@ struct ScriptingTests {
         #expect(empty.code == 2)
         let lines = try alice.run(["send", bob.email, "--each-line", "--json"], stdin: "one\n\ntwo\nthree")
         #expect(lines.code == 0)
-        #expect((try lines.json() as? [[String: Any]])?.count == 3)
+        #expect(try lines.decode([SentJSON].self).count == 3)
         #expect(try bob.serverMessages().map(\.text) == ["one", "two", "three"])
     }
 
@@ -247,8 +246,8 @@ struct ScriptingTests {
         #expect(err.wait { _ in err.text.components(separatedBy: "exited with status 3").count == 3 }, "\(err.text)")
         let env = try String(contentsOfFile: dir + "/env.txt", encoding: .utf8)
         #expect(env == "Alice|1|first\nAlice|3|second\n")
-        let stdin = jsonLines(try String(contentsOfFile: dir + "/stdin.ndjson", encoding: .utf8))
-        #expect(stdin.compactMap { $0["text"] as? String } == ["first", "second"])
+        let stdin = decodeLines(try String(contentsOfFile: dir + "/stdin.ndjson", encoding: .utf8), as: Message.self)
+        #expect(stdin.map(\.text) == ["first", "second"])
         #expect(tail.isRunning, "a failing hook stopped the tail")
     }
 
@@ -256,7 +255,7 @@ struct ScriptingTests {
         let server = try TestServer()
         defer { server.stop() }
         let (alice, bob) = try server.pair()
-        let id = String(try #require(((try alice.run(["new", bob.email, "--json"]).json() as? [String: Any])?["conversation"] as? [String: Any])?["id"] as? Int))
+        let id = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
         func complete(_ words: [String]) throws -> [String] {
             let script = Binaries.root + "/completions/nexusctl.bash"
             let line = "source '\(script)'; COMP_WORDS=(nexusctl " + words.map { "'\($0)'" }.joined(separator: " ")

@@ -102,4 +102,23 @@ struct ParserTests {
         }
         check(CommandTable.all)
     }
+
+    /// The refusal comes from the option's `secret`, not from its name: any table can mark one.
+    @Test func anOptionMarkedSecretRefusesItsSecretInArgv() {
+        let spec = CommandSpec(
+            name: "deploy", summary: "", options: [OptionSpec("token-stdin", help: "", secret: "token")], arguments: 0...1, run: nil)
+        let parser = Parser(commands: [spec])
+        #expect(throws: ParseError.passwordInArguments(command: "deploy")) { try parser.parse(["deploy", "--token=abc"]) }
+        #expect(throws: ParseError.passwordInArguments(command: "deploy")) { try parser.parse(["deploy", "--token", "abc"]) }
+        // Without the mark, --token is a prefix of --token-stdin, and "abc" is left an argument.
+        let unmarked = Parser(commands: [CommandSpec(
+            name: "deploy", summary: "", options: [OptionSpec("token-stdin", help: "")], arguments: 0...1, run: nil)])
+        #expect((try? unmarked.parse(["deploy", "--token", "abc"]))?.0.arguments == ["abc"])
+    }
+
+    /// The commands after which the runner delivers the queue, from the table alone.
+    @Test func theTableSaysWhichCommandsDeliverTheQueueAfterwards() {
+        let delivering = CommandTable.all.filter(\.deliversQueueAfterwards).map(\.name)
+        #expect(Set(delivering) == ["convos", "users", "new", "whoami", "tail"])
+    }
 }

@@ -16,7 +16,7 @@ enum ConvosCommand {
             OptionSpec("unread", help: "only conversations with unread messages"),
             OptionSpec("limit", .value(placeholder: "N"), help: "at most N conversations"),
         ],
-        requirements: [.session],
+        requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy"],
         examples: [("nexusctl convos --unread", "what is waiting for me"), ("nexusctl convos --fields id,title --json | jq -r '.conversations[] | \"\\(.id) \\(.title)\"'", "ids and names for a script")],
         run: run)
@@ -24,19 +24,10 @@ enum ConvosCommand {
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.requireSession().user.id
         let limit = try context.intOption("limit", default: Int.max, range: 1...Int.max)
-        var list: ConversationsResponse
-        var offline = false
-        let api = try context.api()
-        do throws(APIError) {
-            list = try api.conversations()
-            Cache.remember(list: list, context)
-        } catch {
-            guard error.isNetwork else { throw context.failure(error) }
-            let cache = ConversationCache(profile: context.profile)
-            list = ConversationsResponse(conversations: cache.list(), users: Array(cache.people().values))
-            offline = true
-            context.output.warn("offline (\(error)); showing cached conversations")
-        }
+        let fetched = try context.read { reading throws(ReadError) in try reading.conversations() }
+        let list = fetched.value
+        let offline = fetched.offlineReason != nil
+        if let reason = fetched.offlineReason { context.output.warn("offline (\(reason)); showing cached conversations") }
         let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         let total = list.conversations.count
         let shown = Array(filter(list.conversations, me: me, people: people, search: context.invocation.value("search"),

@@ -11,7 +11,7 @@ enum NewCommand {
             """,
         options: [OptionSpec("name", .value(placeholder: "NAME"), help: "the group's name (default: its members' names)")],
         arguments: 1...255,
-        requirements: [.session],
+        requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["conversation", "created"],
         examples: [
             ("nexusctl new bob@example.com", "open (or find) the conversation with bob"),
@@ -27,10 +27,7 @@ enum NewCommand {
         let name = context.invocation.value("name")
         if emails.count == 1 && name != nil { throw .usage("--name names a group; a direct conversation is named after the other person") }
         if let name, let problem = Identity.problem(withName: name.trimmingSpaces(), what: "title", checkLength: false) { throw .usage(problem) }
-        let response = try context.call { api throws(APIError) in
-            emails.count == 1 ? try api.openDirect(with: emails[0]) : try api.createGroup(with: emails, name: name)
-        }
-        Cache.remember(conversations: [response.conversation], context)
+        let response = try context.act { actions throws(APIError) in try actions.open(emails, name: name) }
         let me = try context.requireSession().user.id
         let c = response.conversation
         let title = c.title(viewer: me)

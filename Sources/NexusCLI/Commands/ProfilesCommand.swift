@@ -21,16 +21,10 @@ enum ProfilesCommand {
     }
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let home = Profile.home(environment: context.environment)
-        var views: [ProfileView] = []
-        for name in FileSystem.list(home, directoriesOnly: true) where Profile.problem(withName: name) == nil {
-            let profile = Profile(name: name, home: home)
-            let session = try? profile.loadSession()
-            let queued = (try? Outbox(profile: profile).entries().filter { $0.status != .sent }.count) ?? 0
-            guard session != nil || queued > 0 || FileSystem.exists(profile.outbox.path) else { continue }
-            views.append(ProfileView(
-                name: name, current: name == context.profile.name, loggedIn: session != nil, email: session?.user.email,
-                server: session?.server, queued: queued))
+        let views = Profile.all(home: Profile.home(environment: context.environment)).map { p in
+            ProfileView(
+                name: p.profile.name, current: p.profile.name == context.profile.name, loggedIn: p.session != nil,
+                email: p.session?.user.email, server: p.session?.server, queued: p.queued)
         }
         if context.output.json {
             context.output.document(views)

@@ -36,11 +36,11 @@ enum QueueCommand {
     static let entryFields = ["localId", "conversationId", "to", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text"]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        var entries = try Delivery.loadEntries(context).filter { $0.status != .sent }
-        // Due messages are being sent right now if a flush holds the lock.
-        if Outbox(profile: context.profile).isDelivering {
-            let now = Timestamp.now()
-            for i in entries.indices where entries[i].isDue(at: now) { entries[i].status = .sending }
+        let entries: [OutboxEntry]
+        do {
+            entries = OutboxSending.warnDamage(try Outbox(profile: context.profile).queue(), context).entries
+        } catch {
+            throw CLIError(error)
         }
         if context.output.json {
             context.output.document(entries.map(EntryView.init))
@@ -61,10 +61,10 @@ enum QueueCommand {
     }
 
     static func flush(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let sending = try Delivery.sending(context)
+        let sending = try OutboxSending.sending(context)
         let name = context.profile.name
         let output = context.output
-        let outcome = try Delivery.run(
+        let outcome = try OutboxSending.run(
             sending, .everything, ignoreBackoff: context.invocation.flag("now"),
             lock: .wait(onBusy: { output.note("Waiting for another `queue flush` of profile '\(name)' to finish…") }), context)
         let report = outcome.report
@@ -91,7 +91,7 @@ enum QueueCommand {
                 .store, "the outbox holds \(outcome.damaged.count) damaged record(s) that can't be sent",
                 hint: "see them with `nexusctl queue repair`, and drop them with `nexusctl queue repair --drop`.")
         }
-        return Delivery.exitCode(report)
+        return OutboxSending.exitCode(report)
     }
 
     struct FlushView: Encodable {

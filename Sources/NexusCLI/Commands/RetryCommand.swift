@@ -20,20 +20,18 @@ enum RetryCommand {
             throw .usage("give the localIds of the messages to retry, or --all", hint: "see them with `nexusctl queue`.")
         }
         // Made before anything is written, so a bad server address changes nothing.
-        let sending = try Delivery.sending(context)
-        let entries = try Delivery.loadEntries(context, warn: false)
-        var chosen: [OutboxEntry] = []
-        if all {
-            chosen = entries.filter { $0.status == .failed }
-        } else {
-            for id in context.arguments {
-                guard let e = entries.first(where: { $0.localId == id }) else {
-                    throw CLIError(.notFound, "no message with localId \(id) in the outbox", hint: "see them with `nexusctl queue`.")
-                }
-                guard e.status == .failed else {
-                    throw CLIError(.failure, "message \(id) is \(e.status.rawValue), not failed; only failed messages are retried")
-                }
-                chosen.append(e)
+        let sending = try OutboxSending.sending(context)
+        let chosen: [OutboxEntry]
+        do throws(Sending.RetryError) {
+            chosen = try sending.retry(all ? nil : context.arguments)
+        } catch {
+            switch error {
+            case .notInOutbox(let id):
+                throw CLIError(.notFound, "no message with localId \(id) in the outbox", hint: "see them with `nexusctl queue`.")
+            case .notFailed(let id, let status):
+                throw CLIError(.failure, "message \(id) is \(status.rawValue), not failed; only failed messages are retried")
+            case .store(let error):
+                throw CLIError(error)
             }
         }
         if chosen.isEmpty {
@@ -41,14 +39,8 @@ enum RetryCommand {
             if context.output.json { context.output.document([SendView]()) }
             return .ok
         }
-        let outbox = Outbox(profile: context.profile)
-        do {
-            try outbox.append(chosen.map { OutboxRecord(op: .retry, localId: $0.localId, at: .now()) })
-        } catch {
-            throw CLIError(error)
-        }
         // The whole queue goes, in order, so a retried message keeps its place.
-        let report = try Delivery.run(sending, .everything, ignoreBackoff: true, lock: .wait(onBusy: nil), context).report
+        let report = try OutboxSending.run(sending, .everything, ignoreBackoff: true, lock: .wait(onBusy: nil), context).report
         let views = SendView.views(chosen, report)
         if context.output.json {
             context.output.document(views)
@@ -61,6 +53,6 @@ enum RetryCommand {
         if report.authRefused {
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
         }
-        return Delivery.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
+        return OutboxSending.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
     }
 }

@@ -32,20 +32,20 @@ enum SendCommand {
         // Every check that can fail as a usage error comes before the outbox is touched.
         let texts = try readTexts(context)
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
-        let sending = try Delivery.sending(context)
+        let sending = try OutboxSending.sending(context)
         let mine: [OutboxEntry]
+        let outcome: Sending.Outcome
         do {
-            mine = try sending.enqueue(texts, conversationId: conversationId, to: target)
+            (mine, outcome) = try sending.send(texts, conversationId: conversationId, to: target, lock: .wait(onBusy: {
+                // Another send or flush is delivering; only a person watching needs to hear it.
+                guard context.terminal.errorIsTerminal else { return }
+                context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
+            }))
         } catch {
             throw CLIError(error)
         }
-
+        let report = OutboxSending.warnings(outcome, context).report
         let ids = Set(mine.map(\.localId))
-        let report = try Delivery.run(sending, .conversationsOf(ids), ignoreBackoff: true, lock: .wait(onBusy: {
-            // Another send or flush is delivering; only a person watching needs to hear it.
-            guard context.terminal.errorIsTerminal else { return }
-            context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
-        }), context).report
         let views = SendView.views(mine, report)
         let output = context.output
         if output.json {
@@ -58,7 +58,7 @@ enum SendCommand {
 
         let failed = report.failed.filter { ids.contains($0.localId) }
         if let first = failed.first {
-            throw CLIError(Delivery.failureCode(first, report), first.lastError ?? DeliveryText.other,
+            throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
                            hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`." : nil)
         }
         if views.contains(where: { $0.status == .queued }) {

@@ -5,7 +5,7 @@ enum UsersCommand {
         name: "users", summary: "List the other people on the server",
         usage: ["[--search QUERY]"],
         options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
-        requirements: [.session],
+        requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["id", "email", "displayName", "online", "lastSeenAt"],
         examples: [
             ("nexusctl users --search ali --fields email", "find someone's email"),

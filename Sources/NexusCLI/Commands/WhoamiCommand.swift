@@ -4,7 +4,7 @@ enum WhoamiCommand {
     static let spec = CommandSpec(
         name: "whoami", summary: "Show the logged-in account, profile and server",
         details: "Checks the session with the server; when the server can't be reached it answers from the saved session and says so.",
-        requirements: [.session],
+        requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["user", "profile", "server", "offline"],
         run: run)
 

@@ -12,12 +12,18 @@ public struct OptionSpec: Sendable, Equatable {
     public var short: Character?
     public var kind: Kind
     public var help: String
+    /// The secret this option reads another way (from stdin), e.g. "password". The parser
+    /// refuses `--password` and `--password=…` where this option is accepted: in argv the
+    /// secret is readable in the process list, and as a prefix of this option the word would
+    /// be taken for it, leaving the secret as an argument to be echoed back in an error.
+    public var secret: String?
 
-    public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String) {
+    public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, secret: String? = nil) {
         self.name = name
         self.short = short
         self.kind = kind
         self.help = help
+        self.secret = secret
     }
 
     public var takesValue: Bool {
@@ -46,6 +52,9 @@ public struct CommandSpec: Sendable {
     public var arguments: ClosedRange<Int>
     public var subcommands: [CommandSpec]
     public var requirements: [Requirement]
+    /// After a successful run that reached the server, the runner delivers what is due in
+    /// the outbox. Off for commands that deliver it themselves or don't talk to the server.
+    public var deliversQueueAfterwards: Bool
     /// The fields of each JSON item this command prints, in the order docs list them;
     /// --fields chooses among them.
     public var jsonFields: [String]
@@ -56,7 +65,7 @@ public struct CommandSpec: Sendable {
     public init(
         name: String, summary: String, usage: [String] = [""], details: String = "", options: [OptionSpec] = [],
         arguments: ClosedRange<Int> = 0...0, subcommands: [CommandSpec] = [], requirements: [Requirement] = [],
-        jsonFields: [String] = [], examples: [(String, String)] = [],
+        deliversQueueAfterwards: Bool = false, jsonFields: [String] = [], examples: [(String, String)] = [],
         run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
     ) {
         self.jsonFields = jsonFields
@@ -69,6 +78,7 @@ public struct CommandSpec: Sendable {
         self.arguments = arguments
         self.subcommands = subcommands
         self.requirements = requirements
+        self.deliversQueueAfterwards = deliversQueueAfterwards
         self.run = run
     }
 }

@@ -73,9 +73,7 @@ public struct Parser: Sendable {
                     inline = String(scalars[scalars.index(after: eq)...])
                     name = String(scalars[..<eq])
                 }
-                // As a prefix it would mean --password-stdin and leave the password as an
-                // argument, to be echoed back in the error.
-                if name == "password", active().contains(where: { $0.name == "password-stdin" }) {
+                if active().contains(where: { $0.secret == name }) {
                     throw .passwordInArguments(command: commandName())
                 }
                 let (option, negated) = try resolve(name, in: active(), command: commandName())

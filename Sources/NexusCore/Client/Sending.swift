@@ -29,6 +29,8 @@ public struct Sending {
         public var damaged: [DamagedRecord] = []
         /// False when nothing ran: nothing was due, or (`skipIfBusy`) another delivery ran.
         public var ran = false
+        /// The sent messages could not be kept in the local cache; they were still sent.
+        public var cacheProblems: [CacheProblem] = []
     }
 
     public let profile: Profile
@@ -118,7 +120,10 @@ public struct Sending {
         let delivery = OutboxDelivery(
             outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress)
         try delivery.deliver(go, dueAt: start, &outcome.report)
-        if !outcome.report.sent.isEmpty { try outbox.compact() }
+        if !outcome.report.sent.isEmpty {
+            try outbox.compact()
+            do { try MessageCache(profile: profile).insert(outcome.report.sent.map(\.message)) } catch { outcome.cacheProblems.append(.write(error)) }
+        }
         return outcome
     }
 

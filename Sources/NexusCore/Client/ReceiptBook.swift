@@ -1,20 +1,18 @@
-import NexusCore
-
 /// The receipt watermarks of the conversations on screen, and what they mean for a
 /// message of mine: sent, delivered (to every other member), read, or "Read by 2/4".
-final class ReceiptBook {
+public final class ReceiptBook {
     private var receipts: [Int64: [Int64: MemberReceipts]] = [:]
     private var kinds: [Int64: ConversationKind] = [:]
-    let me: Int64
+    public let me: Int64
 
-    init(me: Int64) { self.me = me }
+    public init(me: Int64) { self.me = me }
 
-    func with(_ conversation: Conversation) -> ReceiptBook {
+    public func with(_ conversation: Conversation) -> ReceiptBook {
         learn(conversation)
         return self
     }
 
-    func learn(_ conversation: Conversation) {
+    public func learn(_ conversation: Conversation) {
         kinds[conversation.id] = conversation.kind
         var byUser: [Int64: MemberReceipts] = [:]
         for r in conversation.receipts ?? [] { byUser[r.userId] = r }
@@ -24,7 +22,7 @@ final class ReceiptBook {
         receipts[conversation.id] = byUser
     }
 
-    func apply(_ receipt: Receipt, in conversationId: Int64) {
+    public func apply(_ receipt: Receipt, in conversationId: Int64) {
         var r = receipts[conversationId]?[receipt.userId] ?? MemberReceipts(userId: receipt.userId, deliveredSeq: 0, readSeq: 0)
         switch receipt.kind {
         case .delivered: r.deliveredSeq = max(r.deliveredSeq, receipt.seq)
@@ -36,7 +34,7 @@ final class ReceiptBook {
     }
 
     /// The status of one of my messages, or nil for others' messages and unknown conversations.
-    func status(of message: Message) -> (status: String, label: String)? {
+    public func status(of message: Message) -> (status: String, label: String)? {
         guard message.senderId == me, let members = receipts[message.conversationId] else { return nil }
         let others = members.values.filter { $0.userId != me }
         guard !others.isEmpty else { return nil }
@@ -49,30 +47,5 @@ final class ReceiptBook {
         }
         if delivered == others.count { return ("delivered", "Delivered") }
         return ("sent", "Sent")
-    }
-}
-
-/// Tells the server which messages reached this device: when the client has stored
-/// messages from others, their conversation's delivered watermark moves to the newest.
-/// Best effort: a receipt that can't be sent now is sent with the next messages.
-final class DeliveryReporter {
-    private var reported: [Int64: Int64] = [:]
-    let context: CommandContext
-    let me: Int64
-
-    init(context: CommandContext, me: Int64) {
-        self.context = context
-        self.me = me
-    }
-
-    func stored(_ messages: [Message], read: Bool = false) {
-        var newest: [Int64: Int64] = [:]
-        for m in messages where m.senderId != me { newest[m.conversationId] = max(newest[m.conversationId] ?? 0, m.seq) }
-        guard let api = try? context.api() else { return }
-        for (conversationId, seq) in newest where seq > (reported[conversationId] ?? 0) {
-            if (try? api.receipts(conversationId: conversationId, delivered: seq, read: read ? seq : nil)) != nil {
-                reported[conversationId] = seq
-            }
-        }
     }
 }

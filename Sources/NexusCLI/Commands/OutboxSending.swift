@@ -1,8 +1,8 @@
 import NexusCore
 
-/// What send, queue flush, retry and the delivery after other commands share: one call
+/// Outbox sending for send, queue flush, retry and the delivery after other commands: one call
 /// into the core's `Sending`, and the words for its outcome.
-enum Delivery {
+enum OutboxSending {
     /// Sending for this command's profile and server. Making it checks the server
     /// addresses, so call it before anything is queued: a usage error queues nothing.
     static func sending(_ context: CommandContext) throws(CLIError) -> Sending {
@@ -18,7 +18,7 @@ enum Delivery {
         return sending
     }
 
-    /// Runs one delivery, keeps what was sent in the cache, and names damaged records.
+    /// Runs one delivery, and names what the cache could not keep and damaged records.
     static func run(
         _ sending: Sending, _ scope: Sending.Scope, ignoreBackoff: Bool, lock: Sending.LockPolicy, _ context: CommandContext
     ) throws(CLIError) -> Sending.Outcome {
@@ -28,7 +28,12 @@ enum Delivery {
         } catch {
             throw CLIError(error)
         }
-        Cache.remember(outcome.report.sent.map(\.message), context)
+        return warnings(outcome, context)
+    }
+
+    /// Names what the cache could not keep and damaged records; returns `outcome`.
+    static func warnings(_ outcome: Sending.Outcome, _ context: CommandContext) -> Sending.Outcome {
+        context.warn(outcome.cacheProblems)
         warnDamaged(outcome.damaged, context)
         return outcome
     }
@@ -46,19 +51,14 @@ enum Delivery {
         return .failure
     }
 
-    /// The outbox as it is, with its damage named on stderr (unless a delivery that
-    /// follows names it).
-    static func loadEntries(_ context: CommandContext, warn: Bool = true) throws(CLIError) -> [OutboxEntry] {
-        do {
-            let contents = try Outbox(profile: context.profile).read()
-            if warn { warnDamaged(contents.damaged, context) }
-            if warn && contents.tornTail {
-                context.output.warn("the outbox ends in 1 unreadable record, torn by a crash mid-write (no command reported it done); it is skipped, and cut off on the next write")
-            }
-            return contents.entries
-        } catch {
-            throw CLIError(error)
+    /// Names the outbox's damage on stderr; returns `contents`.
+    @discardableResult
+    static func warnDamage(_ contents: Outbox.Contents, _ context: CommandContext) -> Outbox.Contents {
+        warnDamaged(contents.damaged, context)
+        if contents.tornTail {
+            context.output.warn("the outbox ends in 1 unreadable record, torn by a crash mid-write (no command reported it done); it is skipped, and cut off on the next write")
         }
+        return contents
     }
 
     /// Each damaged line, by number and what can be read of it: its message may never
@@ -79,36 +79,9 @@ enum Delivery {
               outcome.ran
         else { return }
         let report = outcome.report
-        Cache.remember(report.sent.map(\.message), context)
+        context.warn(outcome.cacheProblems)
         warnDamaged(outcome.damaged, context)
         if !report.sent.isEmpty { context.output.note("Delivered \(report.sent.count) queued message(s).") }
         for e in report.failed { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
-    }
-}
-
-/// How `send` and `retry` print a message's outcome in JSON.
-struct SendView: Encodable {
-    var localId: String
-    var status: OutboxStatus
-    var conversationId: Int64?
-    var message: Message? = nil
-    var error: String? = nil
-    var nextAttemptAt: Timestamp? = nil
-
-    /// The view of each of `entries` after `report`.
-    static func views(_ entries: [OutboxEntry], _ report: DeliveryReport) -> [SendView] {
-        var sent: [String: Message] = [:]
-        for s in report.sent { sent[s.entry.localId] = s.message }
-        var after: [String: OutboxEntry] = [:]
-        for e in report.failed + report.deferred + report.waiting { after[e.localId] = e }
-        return entries.map { e in
-            if let m = sent[e.localId] {
-                return SendView(localId: e.localId, status: .sent, conversationId: m.conversationId, message: m)
-            }
-            let now = after[e.localId] ?? e
-            return SendView(
-                localId: e.localId, status: now.status == .failed ? .failed : .queued, conversationId: now.conversationId,
-                error: now.lastError, nextAttemptAt: now.nextAttemptAt)
-        }
     }
 }

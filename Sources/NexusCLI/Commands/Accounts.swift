@@ -2,7 +2,8 @@ import NexusCore
 
 /// What register and login share: reading the password and saving the session.
 enum Accounts {
-    static let passwordStdin = OptionSpec("password-stdin", help: "read the password from the first line of stdin (for scripts)")
+    static let passwordStdin = OptionSpec("password-stdin", help: "read the password from the first line of stdin (for scripts)",
+        secret: "password")
 
     /// The password from stdin (--password-stdin) or a no-echo prompt; never from argv,
     /// where other users could read it in the process list.
@@ -42,12 +43,4 @@ enum Accounts {
         }
         return .ok
     }
-}
-
-/// The JSON of register, login and whoami.
-struct AccountView: Encodable {
-    var user: User
-    var profile: String
-    var server: String
-    var offline: Bool? = nil
 }

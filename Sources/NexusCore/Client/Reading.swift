@@ -1,0 +1,165 @@
+/// The reads of `convos`, `history` and `tail`, offline-first (see `OfflineFirst`): each
+/// keeps what the server answers in the profile's cache, and answers from that cache,
+/// with the reason, when the server can't be reached.
+public struct Reading {
+    public let profile: Profile
+    public let api: any ReadingAPI
+    /// The viewer, who decides which member of a direct conversation is "the other".
+    public let me: Int64?
+
+    public init(profile: Profile, api: any ReadingAPI, me: Int64?) {
+        self.profile = profile
+        self.api = api
+        self.me = me
+    }
+
+    /// Every conversation and the people in them.
+    public func conversations() throws(ReadError) -> Fetched<ConversationsResponse> {
+        let profile = profile, api = api, me = me
+        return try OfflineFirst(
+            server: { () throws(APIError) in try api.conversations() },
+            remember: { list throws(StoreError) in try Reading.remember(list: list, profile: profile, me: me) },
+            fallback: { _ in
+                let cache = ConversationCache(profile: profile)
+                return ConversationsResponse(conversations: cache.list(), users: Array(cache.people().values))
+            }
+        ).read()
+    }
+
+    /// One conversation with its members and receipts; offline, as last seen.
+    public func conversation(_ id: Int64) throws(ReadError) -> Fetched<Conversation> {
+        let profile = profile, api = api, me = me
+        return try OfflineFirst(
+            server: { () throws(APIError) in try api.conversation(id) },
+            remember: { c throws(StoreError) in try Reading.remember(conversations: [c], profile: profile, me: me) },
+            fallback: { error throws(ReadError) in
+                guard let cached = ConversationCache(profile: profile).conversation(id) else { throw .cacheCannotAnswer(error) }
+                return cached
+            }
+        ).read()
+    }
+
+    /// Who is in the conversations being shown, and their receipts: what a printer of
+    /// messages needs to name senders and say "Read by 2/4".
+    public struct Members {
+        /// The people to name.
+        public var people: [User]
+        /// The conversations whose receipts to follow, with their members.
+        public var conversations: [Conversation]
+    }
+
+    /// The members of one conversation, or of all of them (`nil`): from the server, kept
+    /// in the cache; offline, everyone and every conversation as last seen.
+    public func members(of conversationId: Int64?) throws(ReadError) -> Fetched<Members> {
+        let profile = profile, api = api, me = me
+        let cache = ConversationCache(profile: profile)
+        return try OfflineFirst(
+            server: { () throws(APIError) -> (Members, ConversationsResponse?) in
+                if let conversationId {
+                    let c = try api.conversation(conversationId)
+                    return (Members(people: c.members, conversations: [c]), nil)
+                }
+                let list = try api.conversations()
+                return (Members(people: list.users, conversations: cache.details()), list)
+            },
+            remember: { fetched throws(StoreError) in
+                if let list = fetched.1 {
+                    try Reading.remember(list: list, profile: profile, me: me)
+                } else {
+                    try Reading.remember(conversations: fetched.0.conversations, profile: profile, me: me)
+                }
+            },
+            fallback: { _ in
+                let details = cache.details()
+                let people = Array(cache.people().values) + details.flatMap(\.members)
+                return (Members(people: people, conversations: details), nil)
+            }
+        ).read().map(\.0)
+    }
+
+    /// A page of a conversation's history, oldest first.
+    public struct Page {
+        public var messages: [Message]
+        public var hasMore: Bool
+        /// False when the cache answered offline with some messages of the page missing.
+        public var complete = true
+
+        /// The seq to page back from for the next older page; nil at the start.
+        public var next: Int64? { hasMore ? messages.first?.seq : nil }
+    }
+
+    /// Pages back from `anchor`: one page, or with `all` every page to the start. Each is
+    /// handed to `onPage` as soon as it is read, so a long history streams.
+    public func history(
+        _ conversationId: Int64, before anchor: NexusAPI.Anchor?, limit: Int, all: Bool, onPage: (Fetched<Page>) -> Void
+    ) throws(ReadError) {
+        var anchor = anchor
+        while true {
+            let page = try self.page(conversationId, before: anchor, limit: limit)
+            onPage(page)
+            guard all, let next = page.value.next else { return }
+            anchor = .seq(next)
+        }
+    }
+
+    /// The `limit` messages before `anchor` (or the newest). A page below a seq is answered
+    /// from the cache alone when the cache holds all of it; offline, the cache can only
+    /// find pages by seq, so an anchor by id or time is `.cacheCannotAnswer`.
+    public func page(_ conversationId: Int64, before anchor: NexusAPI.Anchor?, limit: Int) throws(ReadError) -> Fetched<Page> {
+        let cache = MessageCache(profile: profile), api = api
+        return try OfflineFirst(
+            cached: { () throws(StoreError) -> Page? in
+                // The newest page needs the server to say what is newest.
+                guard case .seq(let seq) = anchor else { return nil }
+                let cached = try cache.page(conversationId, before: seq, limit: limit)
+                return cached.complete ? Page(messages: cached.messages, hasMore: cached.hasMore) : nil
+            },
+            server: { () throws(APIError) in
+                let page = try api.messages(conversationId: conversationId, before: anchor, limit: limit)
+                return Page(messages: page.messages, hasMore: page.hasMore)
+            },
+            remember: { page throws(StoreError) in if !page.messages.isEmpty { try cache.insert(page.messages) } },
+            fallback: { error throws(ReadError) in
+                let before: Int64?
+                switch anchor {
+                case .seq(let seq): before = seq
+                case nil: before = nil
+                case .messageId, .time: throw .cacheCannotAnswer(error)
+                }
+                let cached: MessageCache.Page
+                do throws(StoreError) { cached = try cache.page(conversationId, before: before, limit: limit) } catch { throw .store(error) }
+                return Page(messages: cached.messages, hasMore: cached.hasMore, complete: cached.complete || cached.messages.isEmpty)
+            }
+        ).read()
+    }
+}
+
+extension Reading {
+    /// Keeps the whole list as the server gave it, and the direct conversations by the
+    /// other person's email, for lookups without the network.
+    public static func remember(list: ConversationsResponse, profile: Profile, me: Int64?) throws(StoreError) {
+        let cache = ConversationCache(profile: profile)
+        try cache.saveList(list.conversations)
+        try cache.savePeople(list.users)
+        guard let me else { return }
+        let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        var directs = profile.loadDirects()
+        for c in list.conversations where c.kind == .direct {
+            if let other = c.memberIds.first(where: { $0 != me }).flatMap({ people[$0] }) { directs[other.email.lowercased()] = c.id }
+        }
+        try profile.saveDirects(directs)
+    }
+
+    /// Keeps full details of conversations looked at (members, receipts).
+    public static func remember(conversations: [Conversation], profile: Profile, me: Int64?) throws(StoreError) {
+        guard !conversations.isEmpty, let me else { return }
+        for c in conversations { rememberDirect(c, profile: profile, me: me) }
+        try ConversationCache(profile: profile).save(conversations, viewer: me)
+    }
+
+    /// Notes a direct conversation by the other member's email; best effort.
+    public static func rememberDirect(_ conversation: Conversation, profile: Profile, me: Int64) {
+        guard conversation.kind == .direct, let other = conversation.members.first(where: { $0.id != me }) else { return }
+        try? profile.rememberDirect(email: other.email, conversationId: conversation.id)
+    }
+}

@@ -103,7 +103,8 @@ struct PeopleTests {
         let typing = try #require(jsonLines(out.text).first { $0["type"] as? String == "typing" })
         #expect(typing["user"] as? String == bob.email)
 
-        let (textTail, textOut, _) = try alice.spawn(["tail", "-f", "-n", "0", "--receipts"])
+        // A second follower beside the first needs a position of its own.
+        let (textTail, textOut, _) = try alice.spawn(["tail", "-f", "-n", "0", "--receipts", "--cursor", "text"])
         defer { textTail.terminate() }
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try alice.run(["send", bob.email, "again"]).code == 0)

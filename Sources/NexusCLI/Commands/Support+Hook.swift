@@ -77,7 +77,9 @@ struct Hook {
             close(input[1])
             return report(message, "can't start /bin/sh: \(String(cString: strerror(rc)))")
         }
+        TerminationGuard.setChildGroup(pid)
         let status = supervise(pid: pid, stdin: input[1], output: output[0], bytes: Array((json + "\n").utf8))
+        TerminationGuard.setChildGroup(0)
         switch status {
         case .timedOut: report(message, "did not finish in \(Self.describe(ms: timeoutMs)) and was killed")
         case .signaled(let signal): report(message, "was killed by signal \(signal)")

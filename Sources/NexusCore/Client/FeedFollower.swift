@@ -169,17 +169,19 @@ public final class FeedFollower {
     /// Hands out a batch event by event, saving the position after each one is written,
     /// so a kill repeats at most the line being written, and SIGINT/SIGTERM nothing.
     private func deliver(_ batch: SyncResponse, live: Bool) throws(FeedError) {
-        let before = cursor
         consumer.begin(batch, live: live)
-        for event in batch.events {
+        for (i, event) in batch.events.enumerated() {
             consumer.prepare(event, live: live)
+            let after = FeedCursor(after: event)
+            // The batch's last position goes to disk for good; the others need only survive a kill.
+            let durable = i == batch.events.count - 1 && after == batch.position
             try TerminationGuard.held { () throws(FeedError) in
                 consumer.write(event, live: live)
-                try save(FeedCursor(after: event), durable: false)
+                try save(after, durable: durable)
             }
         }
         // The batch's cursor may lie past its last event (the head of a `last` answer).
-        if batch.position != before || !batch.events.isEmpty { try save(batch.position, durable: true) }
+        if cursor != batch.position { try save(batch.position, durable: true) }
         consumer.end(batch, live: live)
     }
 

@@ -13,12 +13,19 @@ import Darwin
 /// any thread that doesn't block it (the hook's writer thread, say), so a mask on one thread
 /// would not hold it off.
 public enum TerminationGuard {
-    /// [0]: inside the window; [1]: the signal that arrived inside it, or 0.
+    /// [0]: inside the window; [1]: the signal that arrived inside it, or 0; [2]: the
+    /// process group of a running child to end with us (a hook), or 0.
     nonisolated(unsafe) private static let state: UnsafeMutablePointer<sig_atomic_t> = {
-        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 2)
-        p.initialize(repeating: 0, count: 2)
+        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 3)
+        p.initialize(repeating: 0, count: 3)
         return p
     }()
+
+    /// A child in a process group of its own (a hook) doesn't get the terminal's Ctrl-C:
+    /// while it runs, a signal that ends us ends it too. 0 when it is done.
+    public static func setChildGroup(_ group: pid_t) {
+        state[2] = group
+    }
     nonisolated(unsafe) private static var installed = false
     private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
@@ -64,6 +71,7 @@ public enum TerminationGuard {
 
     /// The default action of `signal`, so the parent sees the process killed by it.
     private static func endProcess(_ sig: Int32) -> Never {
+        if state[2] > 0 { kill(-state[2], SIGTERM) }
         signal(sig, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)

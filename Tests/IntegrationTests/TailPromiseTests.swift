@@ -38,18 +38,19 @@ import Testing
         var sent = 1
         for round in 0..<rounds {
             let (tail, out, err) = try bob.spawn(["tail", "-f", "--json"])
-            let lines = (1...burst).map { "r\(round) m\($0)" }.joined(separator: "\n") + "\n"
+            // Long lines, so writing the batch out takes long enough for the kill to land in it.
+            let lines = (1...burst).map { "r\(round) m\($0) " + String(repeating: "x", count: 16_000) }.joined(separator: "\n") + "\n"
             #expect(try alice.run(["send", bob.email, "--each-line"], stdin: lines).code == 0)
             sent += burst
             #expect(out.wait(timeout: 15, interval: 0.001) { !$0.isEmpty }, "round \(round): the tail printed nothing: \(err.text)")
             // Somewhere in the batch: its lines, the receipt call, the saves.
-            usleep(UInt32.random(in: 0...6000))
+            usleep(UInt32.random(in: 0...10_000))
             kill(tail.processIdentifier, signal)
             tail.waitUntilExit()
             runs.append(Self.messages(out.lines))
         }
         let (tail, out, err) = try bob.spawn(["tail", "-f", "--json"])
-        let caughtUp = out.wait(timeout: 20) { _ in Set(runs.flatMap { $0 } + Self.messages(out.lines)).count >= sent }
+        let caughtUp = out.wait(timeout: 30, interval: 0.2) { _ in Set(runs.flatMap { $0 } + Self.messages(out.lines)).count >= sent }
         tail.terminate()
         tail.waitUntilExit()
         #expect(caughtUp, "the last run did not catch up: \(err.text)")

@@ -43,7 +43,7 @@ public final class FeedPosition {
         guard let cursor = FeedCursor(parsing: String(decoding: bytes, as: UTF8.self)) else {
             throw StoreError(
                 path: path,
-                reason: "is damaged: it holds no feed position; give -n N to start again from the newest N messages (which replaces it)")
+                reason: "is damaged (it holds no feed position); give -n N to start again from the newest N messages, which replaces it")
         }
         return cursor
     }

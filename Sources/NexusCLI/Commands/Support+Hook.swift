@@ -104,6 +104,7 @@ struct Hook {
         var relay = HookOutputRelay(context: context)
         let deadline = Self.nowMs() + Int64(timeoutMs)
         var status: Int32 = 0
+        var outputEnded = false
         while true {
             if stdin >= 0 {
                 let n = bytes.withUnsafeBytes { write(stdin, $0.baseAddress! + written, $0.count - written) }
@@ -113,7 +114,7 @@ struct Hook {
                     stdin = -1
                 }
             }
-            relay.drain(output)
+            if !outputEnded { outputEnded = relay.drain(output) }
             if waitpid(pid, &status, WNOHANG) == pid {
                 relay.drain(output)
                 relay.finish()
@@ -131,7 +132,8 @@ struct Hook {
                 if stdin >= 0 { close(stdin) }
                 return .timedOut
             }
-            var fds = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
+            // A closed output would wake poll at once, again and again: leave it out then.
+            var fds = outputEnded ? [] : [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
             if stdin >= 0 { fds.append(pollfd(fd: stdin, events: Int16(POLLOUT), revents: 0)) }
             // Short waits: the child's exit wakes no descriptor of ours when it leaves
             // children behind that hold the pipes.
@@ -161,12 +163,14 @@ struct HookOutputRelay {
 
     init(context: CommandContext) { self.context = context }
 
-    mutating func drain(_ fd: Int32) {
+    /// Reads what is there without waiting; true at the end of the output.
+    @discardableResult
+    mutating func drain(_ fd: Int32) -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
+            guard n > 0 else { return n == 0 }
             pending += chunk[0..<n]
             while let nl = pending.firstIndex(of: 10) {
                 showHookOutput(String(decoding: pending[..<nl], as: UTF8.self), context)

@@ -37,7 +37,7 @@ import Testing
         var runs: [[Seen]] = [Self.messages(firstOut.lines)]
         var sent = 1
         for round in 0..<rounds {
-            let (tail, out, err) = try bob.spawn(["tail", "-f", "--json"])
+            let (tail, out, err) = try spawnToTheEnd(bob, ["tail", "-f", "--json"])
             // Long lines, so writing the batch out takes long enough for the kill to land in it.
             let lines = (1...burst).map { "r\(round) m\($0) " + String(repeating: "x", count: 16_000) }.joined(separator: "\n") + "\n"
             #expect(try alice.run(["send", bob.email, "--each-line"], stdin: lines).code == 0)
@@ -47,6 +47,8 @@ import Testing
             usleep(UInt32.random(in: 0...10_000))
             kill(tail.processIdentifier, signal)
             tail.waitUntilExit()
+            // Every line it wrote, up to the end of its stdout, not only those read so far.
+            #expect(out.waitForEnd(), "round \(round): stdout did not end")
             runs.append(Self.messages(out.lines))
         }
         let (tail, out, err) = try bob.spawn(["tail", "-f", "--json"])
@@ -191,6 +193,71 @@ import Testing
         #expect(err.text.contains("did not finish in 1 s and was killed"), "\(err.text)")
         #expect(err.lines.filter { $0 == "hook says hi" }.count == 2, "the hook's output, a line at a time: \(err.text)")
     }
+}
+
+/// Lines of a child's pipe, like LineCollector, and also whether the pipe has ended, so a
+/// test can read everything a killed process wrote.
+final class EndingCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var ended = false
+
+    func attach(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.lock()
+            self.buffer.append(data)
+            if data.isEmpty { self.ended = true }
+            self.lock.unlock()
+            if data.isEmpty { handle.readabilityHandler = nil }
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    var lines: [String] { text.split(separator: "\n").map(String.init) }
+
+    func wait(timeout: Double = 10, interval: Double = 0.01, until condition: ([String]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(lines) { return true }
+            Thread.sleep(forTimeInterval: interval)
+        }
+        return condition(lines)
+    }
+
+    func waitForEnd(timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            lock.lock()
+            let done = ended
+            lock.unlock()
+            if done { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return false
+    }
+}
+
+func spawnToTheEnd(_ user: User, _ args: [String]) throws -> (Process, EndingCollector, EndingCollector) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
+    process.arguments = args
+    process.environment = user.environment
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    let outLines = EndingCollector(), errLines = EndingCollector()
+    outLines.attach(out)
+    errLines.attach(err)
+    try process.run()
+    return (process, outLines, errLines)
 }
 
 /// Runs a command that should end at once; one still running after `timeout` seconds

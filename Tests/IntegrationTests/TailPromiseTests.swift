@@ -24,7 +24,7 @@ import Testing
 
     /// Bursts of messages, each burst one batch of the feed; after each, bob's tail is
     /// stopped by `signal` as soon as it prints, mid-batch. Returns what each run printed.
-    func killAndRestart(signal: Int32, rounds: Int, burst: Int) throws -> (runs: [[Seen]], total: Int) {
+    func killAndRestart(signal: Int32, rounds: Int, burst: Int) throws -> (runs: [[Seen]], total: Int, cutLines: Int) {
         let server = try TestServer()
         let (alice, bob) = try server.pair()
         #expect(try alice.run(["new", bob.email]).code == 0)
@@ -36,20 +36,19 @@ import Testing
         first.waitUntilExit()
         var runs: [[Seen]] = [Self.messages(firstOut.lines)]
         var sent = 1
+        var cutLines = 0
         for round in 0..<rounds {
-            let (tail, out, err) = try spawnToTheEnd(bob, ["tail", "-f", "--json"])
-            // Long lines, so writing the batch out takes long enough for the kill to land in it.
+            let tail = try SlowReader(bob, ["tail", "-f", "--json"])
+            // Long lines: the batch is far larger than a pipe holds.
             let lines = (1...burst).map { "r\(round) m\($0) " + String(repeating: "x", count: 16_000) }.joined(separator: "\n") + "\n"
             #expect(try alice.run(["send", bob.email, "--each-line"], stdin: lines).code == 0)
             sent += burst
-            #expect(out.wait(timeout: 15, interval: 0.001) { !$0.isEmpty }, "round \(round): the tail printed nothing: \(err.text)")
-            // Somewhere in the batch: its lines, the receipt call, the saves.
-            usleep(UInt32.random(in: 0...10_000))
-            kill(tail.processIdentifier, signal)
-            tail.waitUntilExit()
-            // Every line it wrote, up to the end of its stdout, not only those read so far.
-            #expect(out.waitForEnd(), "round \(round): stdout did not end")
-            runs.append(Self.messages(out.lines))
+            // Read the first line, then stop reading: the tail blocks in the middle of the
+            // batch, with a full pipe. Stop it there, and read all it wrote to the end.
+            let text = tail.stopInTheMiddle(with: signal)
+            #expect(!text.isEmpty, "round \(round): the tail printed nothing: \(tail.err.text)")
+            if !text.hasSuffix("\n") { cutLines += 1 }
+            runs.append(Self.messages(text.split(separator: "\n").map(String.init)))
         }
         let (tail, out, err) = try bob.spawn(["tail", "-f", "--json"])
         let caughtUp = out.wait(timeout: 30, interval: 0.2) { _ in Set(runs.flatMap { $0 } + Self.messages(out.lines)).count >= sent }
@@ -57,20 +56,21 @@ import Testing
         tail.waitUntilExit()
         #expect(caughtUp, "the last run did not catch up: \(err.text)")
         runs.append(Self.messages(out.lines))
-        return (runs, sent)
+        return (runs, sent, cutLines)
     }
 
     @Test func sigtermAndSigintRepeatNothing() throws {
         for signal in [SIGTERM, SIGINT] {
-            let (runs, total) = try killAndRestart(signal: signal, rounds: 12, burst: 25)
+            let (runs, total, cutLines) = try killAndRestart(signal: signal, rounds: 12, burst: 25)
             let all = runs.flatMap { $0 }
+            #expect(cutLines == 0, "signal \(signal): \(cutLines) run(s) ended in the middle of a line")
             #expect(Set(all).count == total, "signal \(signal): some messages were skipped")
             #expect(all.count == Set(all).count, "signal \(signal): \(all.count - Set(all).count) line(s) printed twice")
         }
     }
 
     @Test func sigkillRepeatsAtMostTheLineBeingWritten() throws {
-        let (runs, total) = try killAndRestart(signal: SIGKILL, rounds: 12, burst: 25)
+        let (runs, total, _) = try killAndRestart(signal: SIGKILL, rounds: 12, burst: 25)
         let all = runs.flatMap { $0 }
         #expect(Set(all).count == total, "some messages were skipped")
         var seen = Set<Seen>()
@@ -195,69 +195,40 @@ import Testing
     }
 }
 
-/// Lines of a child's pipe, like LineCollector, and also whether the pipe has ended, so a
-/// test can read everything a killed process wrote.
-final class EndingCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var ended = false
-
-    func attach(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.lock()
-            self.buffer.append(data)
-            if data.isEmpty { self.ended = true }
-            self.lock.unlock()
-            if data.isEmpty { handle.readabilityHandler = nil }
-        }
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: buffer, as: UTF8.self)
-    }
-
-    var lines: [String] { text.split(separator: "\n").map(String.init) }
-
-    func wait(timeout: Double = 10, interval: Double = 0.01, until condition: ([String]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition(lines) { return true }
-            Thread.sleep(forTimeInterval: interval)
-        }
-        return condition(lines)
-    }
-
-    func waitForEnd(timeout: Double = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            lock.lock()
-            let done = ended
-            lock.unlock()
-            if done { return true }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        return false
-    }
-}
-
-func spawnToTheEnd(_ user: User, _ args: [String]) throws -> (Process, EndingCollector, EndingCollector) {
+/// A `tail -f` whose stdout the test reads only when it chooses to.
+final class SlowReader {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
-    process.arguments = args
-    process.environment = user.environment
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    let outLines = EndingCollector(), errLines = EndingCollector()
-    outLines.attach(out)
-    errLines.attach(err)
-    try process.run()
-    return (process, outLines, errLines)
+    let stdout = Pipe()
+    let err = LineCollector()
+
+    init(_ user: User, _ args: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
+        process.arguments = args
+        process.environment = user.environment
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        err.attach(stderr)
+        try process.run()
+    }
+
+    /// Waits for a first line, lets the pipe fill while the tail is writing, sends `signal`,
+    /// then reads everything to the end (a tail holding a signal off finishes its line).
+    func stopInTheMiddle(with signal: Int32) -> String {
+        let handle = stdout.fileHandleForReading
+        var data = Data()
+        while !data.contains(10) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        kill(process.processIdentifier, signal)
+        data.append(handle.readDataToEndOfFile())
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
 }
 
 /// Runs a command that should end at once; one still running after `timeout` seconds

@@ -101,7 +101,8 @@ struct PeopleTests {
         let typing = try #require(decodeLines(out.text, as: TailLineJSON.self).first { $0.type == "typing" })
         #expect(typing.user == bob.email)
 
-        let (textTail, textOut, _) = try alice.spawn(["tail", "-f", "-n", "0", "--receipts"])
+        // A second follower beside the first needs a position of its own.
+        let (textTail, textOut, _) = try alice.spawn(["tail", "-f", "-n", "0", "--receipts", "--cursor", "text"])
         defer { textTail.terminate() }
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try alice.run(["send", bob.email, "again"]).code == 0)

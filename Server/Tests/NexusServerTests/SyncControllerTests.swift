@@ -36,6 +36,44 @@ struct SyncControllerTests {
         }
     }
 
+    @Test func checkedCursorsResumeAndACursorFromAnotherHistoryIsRefused() async throws {
+        try await withServer { api in
+            let (alice, bob, conversation) = try await api.pair()
+            for i in 1...3 { try await api.send(alice.token, to: conversation, localId: "k-\(i)") }
+            let feed = try await api.sync(bob.token, query: "after=0")
+            let checks = feed.events.compactMap(\.check)
+            #expect(checks.count == feed.events.count && Set(checks).count == checks.count, "every event has its own check")
+            #expect(feed.cursorCheck == feed.events.last?.check)
+            // Both members see the same check for an event.
+            #expect(try await api.sync(alice.token, query: "after=0").events.map(\.check) == feed.events.map(\.check))
+
+            let middle = feed.events[1]
+            let rest = try await api.sync(bob.token, query: "after=\(middle.id)&check=\(middle.check!)")
+            #expect(rest.events.map(\.id) == feed.events.dropFirst(2).map(\.id))
+            let caughtUp = try await api.sync(bob.token, query: "after=\(feed.cursor)&check=\(feed.cursorCheck!)")
+            #expect(caughtUp.events.isEmpty && caughtUp.cursorCheck == feed.cursorCheck)
+
+            // A check that isn't the event's (a restored database reuses ids), and a cursor
+            // past the head: both refused, so a client can tell instead of waiting in silence.
+            for query in ["after=\(middle.id)&check=0123456789abcdef", "after=\(feed.cursor + 100)&check=\(feed.cursorCheck!)"] {
+                let refused = try await api.call(.get, "/v1/sync?\(query)", token: bob.token)
+                #expect(refused.status == .gone, "\(query): \(refused.status)")
+                #expect(refused.text.contains("unknown_cursor"))
+            }
+            let malformed = try await api.call(.get, "/v1/sync?after=1&check=%20x", token: bob.token)
+            #expect(malformed.status == .badRequest)
+            // Without a check (clients of before), nothing changes.
+            #expect(try await api.sync(bob.token, query: "after=\(feed.cursor + 100)").events.isEmpty)
+
+            // `last` answers with the head's check, which resumes.
+            let last = try await api.sync(bob.token, query: "last=1")
+            #expect(last.cursor == feed.cursor && last.cursorCheck == feed.cursorCheck)
+            try await api.send(alice.token, to: conversation, localId: "k-4")
+            let next = try await api.sync(bob.token, query: "after=\(last.cursor)&check=\(last.cursorCheck!)")
+            #expect(next.events.compactMap(\.message?.localId) == ["k-4"])
+        }
+    }
+
     @Test func conversationFilterKeepsToOneConversation() async throws {
         try await withServer { api in
             let (alice, _, withBob) = try await api.pair()

@@ -20,21 +20,32 @@ enum TailCommand {
             "typing". Your own messages show their status: Sent, Delivered, Read (or "Read by 2/4"
             in groups). Messages printed count as delivered to you; with --read, as read.
 
-            With -f the position is saved in the profile after every batch, so a restarted
-            `tail -f` resumes where the last one stopped: nothing skipped, nothing repeated.
-            Give -n to start from the newest N messages instead. Connection losses and server
-            restarts are retried until interrupted.
+            With -f the position is saved in the profile after every line, so a restarted
+            `tail -f` resumes where the last one stopped. Stopped by Ctrl-C, SIGTERM or SIGHUP it
+            repeats nothing; killed with SIGKILL (or by a crash) it may print the one line it
+            was writing again. Every JSON line carries conversationId and seq, so a program can
+            drop such a repeat. --cursor NAME keeps a position of its own under NAME (the default
+            is one unnamed position per conversation followed, and one for all): two `tail -f`
+            can't share one position, and a second is refused. Give -n to start from the newest
+            N messages instead (this also replaces a damaged saved position; without -n, a
+            damaged one is an error naming its file). If the server's database was restored or
+            reset, so the position is no longer in its history, the tail warns and starts again
+            from the newest N messages; some may repeat, and seqs may be reused. Connection
+            losses and server restarts are retried until interrupted.
 
             --exec CMD runs CMD with /bin/sh for each incoming message (not your own), one at a time:
             the message's JSON on its stdin; NEXUS_CONVERSATION_ID, NEXUS_MESSAGE_ID, NEXUS_SEQ,
             NEXUS_LOCAL_ID, NEXUS_SENDER, NEXUS_SENDER_NAME, NEXUS_SENDER_ID, NEXUS_SENT_AT,
-            NEXUS_TEXT and NEXUS_PROFILE in its environment; its stdout goes to stderr. A hook that
-            fails or runs over 30 s is reported, and the tail goes on.
+            NEXUS_TEXT and NEXUS_PROFILE in its environment; its output goes to stderr. A hook that
+            fails or runs over 30 s is killed and reported (whether or not it reads its stdin), and
+            the tail goes on. The hook runs before the message is printed, so after a kill it may
+            run again for that message.
             """,
         options: [
             OptionSpec("follow", short: "f", help: "keep running and print messages as they arrive"),
             OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 10)"),
             OptionSpec("exec", .value(placeholder: "CMD"), help: "with -f, run CMD for each incoming message (JSON on stdin, NEXUS_* variables)"),
+            OptionSpec("cursor", .value(placeholder: "NAME"), help: "with -f, keep the saved position under NAME (one per tail -f)"),
             OptionSpec("read", help: "mark messages read as they are printed"),
             OptionSpec("receipts", help: "also print a line when someone's delivered or read mark moves (always in JSON)"),
         ],
@@ -45,6 +56,7 @@ enum TailCommand {
         examples: [
             ("nexusctl tail -f --json | jq -r .text", "follow everything, text only"),
             ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "a desktop notification for each incoming message"),
+            ("nexusctl tail -f --cursor notify --exec ./notify.sh", "a second follower beside a terminal tail, with its own position"),
         ],
         run: run)
 
@@ -55,6 +67,10 @@ enum TailCommand {
         let follow = context.invocation.flag("follow")
         let hook = context.invocation.value("exec").map { Hook(command: $0, context: context) }
         if hook != nil && !follow { throw .usage("--exec runs for messages as they arrive; it needs -f") }
+        let position = follow ? try openPosition(conversationId: conversationId, context) : nil
+        if !follow && context.invocation.value("cursor") != nil {
+            throw .usage("--cursor names the saved position of a `tail -f`; it needs -f")
+        }
         let printer = MessagePrinter(context: context, me: me, showConversation: conversationId == nil)
         printer.markRead = context.invocation.flag("read")
         printer.showReceipts = context.invocation.flag("receipts")
@@ -67,78 +83,34 @@ enum TailCommand {
             printer.learnCachedMembers()
             offline = true
         }
-
-        // Where the stream starts: the saved cursor of an earlier `tail -f`, or after the
-        // newest `lines` messages, which are printed first.
-        let key = conversationId.map { "c\($0)" } ?? "all"
-        var cursor: Int64? = nil
-        if follow, context.invocation.value("lines") == nil, let saved = context.profile.loadCursor(key: key) {
-            cursor = saved
-        } else if !offline {
-            do throws(APIError) {
-                let recent = try api.sync(last: lines, conversationId: conversationId)
-                printer.print(recent.events)
-                cursor = recent.cursor
-            } catch {
-                guard error.isNetwork else { throw context.failure(error) }
-                offline = true
+        let options = FeedFollower.Options(
+            conversationId: conversationId, lines: lines, startFromNewest: context.invocation.value("lines") != nil, follow: follow)
+        let feed = TailFeed(printer: printer, hook: hook, options: options, context: context)
+        do throws(FeedError) {
+            try FeedFollower(source: api, position: position, options: options, consumer: feed).run(offline: offline)
+        } catch {
+            switch error {
+            case .api(let e): throw context.failure(e)
+            case .store(let e): throw CLIError(e)
             }
         }
-        if offline {
-            context.output.warn("offline (can't reach \(api.address)); showing cached messages" + (follow ? ", then waiting for the server" : ""))
-            if cursor == nil { printer.print(messages: try Cache.newest(lines, conversationId: conversationId, context)) }
-        }
-        guard follow else { return .ok }
-        if let cursor { try saveCursor(cursor, key: key, context) }
-        // Hooks run for what arrives from here on, not for the backlog printed first.
-        printer.hook = hook
-
-        var backoffMs: UInt32 = 200
-        while true {
-            do throws(APIError) {
-                guard let after = cursor else {
-                    // Started offline: join the stream after the newest messages, which the
-                    // printer shows unless they were printed from the cache already.
-                    let recent = try api.sync(last: lines, conversationId: conversationId)
-                    printer.print(recent.events)
-                    cursor = recent.cursor
-                    continue
-                }
-                // While offline, probe without waiting, so the reconnection is noticed at once.
-                let batch = try api.sync(after: after, conversationId: conversationId, waitSeconds: offline ? 0 : 25)
-                if offline {
-                    context.output.note("Reconnected to \(api.address).")
-                    offline = false
-                    // The connection is back: deliver what was queued while it was gone.
-                    Delivery.opportunistic(context, ignoreBackoff: true)
-                }
-                backoffMs = 200
-                printer.show(typing: batch.typing ?? [])
-                if !batch.events.isEmpty {
-                    printer.print(batch.events)
-                    cursor = batch.cursor
-                    try? saveCursor(batch.cursor, key: key, context)
-                }
-            } catch {
-                guard error.isTransient else { throw context.failure(error) }
-                if !offline {
-                    context.output.warn("\(error); retrying until the server is back")
-                    offline = true
-                }
-                // A 429 names its wait; asking again sooner would only be refused again.
-                let askedMs = UInt32(min(max(error.retryAfter ?? 0, 0), 300)) * 1000
-                usleep(max(backoffMs, askedMs) * 1000)
-                backoffMs = min(backoffMs * 2, 5000)
-            }
-        }
+        return .ok
     }
 
-    private static func saveCursor(_ cursor: Int64, key: String, _ context: CommandContext) throws(CLIError) {
-        do {
-            try context.profile.ensureDirectory()
-            try context.profile.saveCursor(cursor, key: key)
+    /// The saved position this `tail -f` follows, held for as long as it runs.
+    private static func openPosition(conversationId: Int64?, _ context: CommandContext) throws(CLIError) -> FeedPosition {
+        let name = context.invocation.value("cursor")
+        if let name, let problem = FeedPosition.problem(withName: name) { throw .usage(problem) }
+        do throws(FeedPosition.OpenError) {
+            return try FeedPosition(profile: context.profile, conversationId: conversationId, name: name)
         } catch {
-            throw CLIError(error)
+            switch error {
+            case .store(let e): throw CLIError(e)
+            case .busy(let path):
+                throw .usage(
+                    "another `tail -f` is following with the saved position \(path); two would each skip what the other printed",
+                    hint: "give this one a position of its own: --cursor NAME")
+            }
         }
     }
 }
@@ -192,23 +164,40 @@ final class MessagePrinter {
         book.learn(conversation)
     }
 
-    func print(_ events: [SyncEvent]) {
+    /// Learns the conversations a batch carries, and keeps its messages in the cache.
+    func begin(_ events: [SyncEvent]) {
         let conversations = events.compactMap(\.conversation)
         for c in conversations { learn(c) }
         Cache.remember(conversations: conversations, context)
-        // Messages and receipts in feed order, so a receipt follows the message it covers.
-        var messages: [Message] = []
-        for event in events {
-            if let m = event.message, event.type == .message {
-                messages.append(m)
-            } else if let r = event.receipt, event.type == .receipt {
-                print(messages: messages)
-                messages = []
-                show(receipt: r, in: event.conversationId)
-            }
-        }
-        print(messages: messages)
+        Cache.remember(events.compactMap { $0.type == .message ? $0.message : nil }, context)
     }
+
+    /// One event as its line, if it has one (conversation changes have none). Called in feed
+    /// order, so a receipt follows the message it covers.
+    func print(_ event: SyncEvent) {
+        if let m = event.message, event.type == .message {
+            print(messages: [m])
+        } else if let r = event.receipt, event.type == .receipt {
+            show(receipt: r, in: event.conversationId)
+        }
+    }
+
+    /// After the lines are out: tell the senders their messages arrived (or were read).
+    func delivered(_ messages: [Message]) { reporter.stored(messages, read: markRead) }
+
+    /// Runs the --exec hook for an incoming message not printed yet. Before the line, so a
+    /// kill in between runs it again rather than never.
+    func runHook(for message: Message) {
+        guard let hook, message.senderId != me.id else { return }
+        if let printed = printedSeq[message.conversationId], message.seq <= printed { return }
+        let sender = people[message.senderId]
+        let status = book.status(of: message)
+        hook.run(message, sender: sender, json: MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label).json())
+    }
+
+    /// The server's history changed (a restored database reuses seqs): what was printed
+    /// says nothing about what comes next.
+    func forgetPrinted() { printedSeq = [:] }
 
     private func show(receipt: Receipt, in conversationId: Int64) {
         book.apply(receipt, in: conversationId)
@@ -240,15 +229,12 @@ final class MessagePrinter {
 
     func print(messages: [Message]) {
         guard !messages.isEmpty else { return }
-        Cache.remember(messages, context)
-        defer { reporter.stored(messages, read: markRead) }
         for message in messages {
             if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
             printedSeq[message.conversationId] = message.seq
             let sender = people[message.senderId]
             let status = book.status(of: message)
             let line = MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label)
-            if let hook, message.senderId != me.id { hook.run(message, sender: sender, json: line.json()) }
             if context.output.json {
                 context.output.record(line)
             } else {

@@ -128,8 +128,19 @@ public final class NexusAPI {
     public func sync(after: Int64? = nil, last: Int? = nil, conversationId: Int64? = nil, waitSeconds: Int = 0)
         throws(APIError) -> SyncResponse
     {
+        try sync(from: after.map { FeedCursor(id: $0) }, last: last, conversationId: conversationId, waitSeconds: waitSeconds)
+    }
+
+    /// The feed after a checked cursor: a cursor that is not from the server's history (its
+    /// database was restored or reset) is refused with 410 `unknown_cursor`.
+    public func sync(from cursor: FeedCursor?, last: Int? = nil, conversationId: Int64? = nil, waitSeconds: Int = 0)
+        throws(APIError) -> SyncResponse
+    {
         var query: [String] = []
-        if let after { query.append("after=\(after)") }
+        if let cursor {
+            query.append("after=\(cursor.id)")
+            if let check = cursor.check { query.append("check=" + percentEncode(check)) }
+        }
         if let last { query.append("last=\(last)") }
         if let conversationId { query.append("conversation=\(conversationId)") }
         if waitSeconds > 0 { query.append("wait=\(waitSeconds)") }

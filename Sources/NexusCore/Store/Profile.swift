@@ -116,15 +116,9 @@ public struct Profile: Sendable {
         try FileSystem.writeAtomically(directsPath, Array(bytes), durable: false)
     }
 
-    /// The saved position of a `tail -f` stream, keyed by what it follows.
-    public func cursorPath(key: String) -> String { directory + "/cursor-\(key)" }
-
-    public func loadCursor(key: String) -> Int64? {
-        guard let bytes = try? FileSystem.readFile(cursorPath(key: key)) else { return nil }
-        return Int64(String(decoding: bytes, as: UTF8.self).trimmingSpaces().filter { $0 != "\n" })
-    }
-
-    public func saveCursor(_ cursor: Int64, key: String) throws(StoreError) {
-        try FileSystem.writeAtomically(cursorPath(key: key), Array("\(cursor)\n".utf8))
+    /// The saved position of a `tail -f` stream (see FeedPosition): one per scope, all
+    /// conversations or one, and per name; the unnamed default keeps the old file names.
+    public func cursorPath(conversationId: Int64?, name: String? = nil) -> String {
+        directory + "/cursor-" + (conversationId.map { "c\($0)" } ?? "all") + (name.map { "@" + $0 } ?? "")
     }
 }

@@ -145,7 +145,8 @@ public enum EventType: String, Codable, Sendable {
 }
 
 /// One entry of a user's sync feed. `id` is the feed cursor: a client that has handled
-/// event N asks for events after N.
+/// event N asks for events after N (and passes `check` along, so the server can tell a
+/// cursor that is not from its history; see FeedCheck).
 public struct SyncEvent: Codable, Hashable, Sendable {
     public var id: Int64
     public var type: EventType
@@ -153,10 +154,11 @@ public struct SyncEvent: Codable, Hashable, Sendable {
     public var message: Message?
     public var conversation: Conversation?
     public var receipt: Receipt?
+    public var check: String?
 
     public init(
         id: Int64, type: EventType, conversationId: Int64, message: Message? = nil, conversation: Conversation? = nil,
-        receipt: Receipt? = nil
+        receipt: Receipt? = nil, check: String? = nil
     ) {
         self.id = id
         self.type = type
@@ -164,5 +166,6 @@ public struct SyncEvent: Codable, Hashable, Sendable {
         self.message = message
         self.conversation = conversation
         self.receipt = receipt
+        self.check = check
     }
 }

@@ -145,13 +145,19 @@ public struct SyncResponse: Codable, Sendable {
     public var events: [SyncEvent]
     /// Pass this back as `after` to continue the feed.
     public var cursor: Int64
+    /// The check of the event at `cursor` (absent at 0): pass it back as `check`.
+    public var cursorCheck: String?
     /// Who is typing in the viewer's conversations right now (not part of the cursor).
     public var typing: [Typing]?
-    public init(events: [SyncEvent], cursor: Int64, typing: [Typing]? = nil) {
+    public init(events: [SyncEvent], cursor: Int64, cursorCheck: String? = nil, typing: [Typing]? = nil) {
         self.events = events
         self.cursor = cursor
+        self.cursorCheck = cursorCheck
         self.typing = typing
     }
+
+    /// Where this answer leaves a reader of the feed.
+    public var position: FeedCursor { FeedCursor(id: cursor, check: cursorCheck) }
 }
 
 /// Moves the caller's watermarks forward; a value below the current one changes nothing.

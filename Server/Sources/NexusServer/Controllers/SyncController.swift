@@ -12,10 +12,34 @@ struct SyncController {
         group.get("sync", use: sync)
     }
 
+    /// The event as the viewer gets it, with its check made from the stored event (before
+    /// presence is added to its conversation, which changes over time).
     private func present(_ event: SyncEvent) -> SyncEvent {
         var e = event
+        e.check = FeedCheck.of(event)
         e.conversation = e.conversation.map(services.present)
         return e
+    }
+
+    /// The stored event at `id` in the viewer's feed (scoped like the request), if any.
+    private func event(at id: Int64, viewer: Int64, conversationId: Int64?) async throws -> SyncEvent? {
+        guard id > 0 else { return nil }
+        let found = try await feed.events(viewer: viewer, after: id - 1, conversationId: conversationId, limit: 1)
+        return found.first.flatMap { $0.id == id ? $0 : nil }
+    }
+
+    /// Refuses a cursor that this database's history doesn't hold: past its head, or
+    /// naming an event that isn't the one the cursor was made at (a restored or reset
+    /// database reuses ids). Without `check`, a client of before checks, nothing is verified.
+    private func verify(after: Int64, check: String?, viewer: Int64, conversationId: Int64?) async throws {
+        guard let check, after > 0 else { return }
+        let found = try await event(at: after, viewer: viewer, conversationId: conversationId)
+        guard let found, FeedCheck.of(found) == check else {
+            throw APIError(
+                status: .gone, code: "unknown_cursor",
+                message: "This cursor is not from this server's history (its database was restored or reset); "
+                    + "start again with last=N.")
+        }
     }
 
     @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -28,10 +52,16 @@ struct SyncController {
                 throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
             }
             let (events, head) = try await feed.lastMessageEvents(viewer: me.id, conversationId: conversationId, count: Int(last))
-            return try jsonResponse(SyncResponse(events: events.map(present), cursor: head))
+            let headEvent = events.last?.id == head ? events.last : try await event(at: head, viewer: me.id, conversationId: conversationId)
+            return try jsonResponse(SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of)))
         }
 
         let after = try request.queryInt("after") ?? 0
+        let check = request.uri.queryParameters["check"].map(String.init)
+        if let check, !FeedCheck.isWellFormed(check) {
+            throw APIError.badRequest("check must be the cursorCheck or an event's check, as the server gave it.", code: "invalid_query")
+        }
+        try await verify(after: after, check: check, viewer: me.id, conversationId: conversationId)
         let wait = try request.queryInt("wait") ?? 0
         guard (0...Int64(Limits.maxSyncWaitSeconds)).contains(wait) else {
             throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
@@ -55,8 +85,11 @@ struct SyncController {
             let (typing, freshTyping) = services.typing.active(
                 for: me.id, conversationId: conversationId, now: services.clock(), since: started)
             if !events.isEmpty || freshTyping || remaining <= .zero || services.notifier.isShutDown {
+                let presented = events.map(present)
                 return try jsonResponse(SyncResponse(
-                    events: events.map(present), cursor: events.last?.id ?? after, typing: typing.isEmpty ? nil : typing))
+                    events: presented, cursor: presented.last?.id ?? after,
+                    cursorCheck: presented.isEmpty ? (after > 0 ? check : nil) : presented.last?.check,
+                    typing: typing.isEmpty ? nil : typing))
             }
             let notifier = services.notifier
             await withGracefulShutdownHandler {

@@ -1,0 +1,63 @@
+import NexusCore
+
+/// The CLI's side of `tail`: what the FeedFollower hands out, printed by MessagePrinter,
+/// and its notices put into words.
+final class TailFeed: FeedConsumer {
+    let printer: MessagePrinter
+    let options: FeedFollower.Options
+    let context: CommandContext
+
+    init(printer: MessagePrinter, hook: Hook?, options: FeedFollower.Options, context: CommandContext) {
+        self.printer = printer
+        self.options = options
+        self.context = context
+        printer.hook = hook
+    }
+
+    func begin(_ batch: SyncResponse, live: Bool) {
+        printer.show(typing: batch.typing ?? [])
+        printer.begin(batch.events)
+    }
+
+    func prepare(_ event: SyncEvent, live: Bool) {
+        // Hooks run for what arrives while following, not for the backlog printed first.
+        if live, event.type == .message, let message = event.message { printer.runHook(for: message) }
+    }
+
+    func write(_ event: SyncEvent, live: Bool) {
+        printer.print(event)
+    }
+
+    func end(_ batch: SyncResponse, live: Bool) {
+        printer.delivered(batch.events.compactMap { $0.type == .message ? $0.message : nil })
+    }
+
+    func notice(_ notice: FeedNotice) {
+        let output = context.output
+        switch notice {
+        case .startedOffline(let server, let positionKnown):
+            output.warn("offline (can't reach \(server)); showing cached messages" + (options.follow ? ", then waiting for the server" : ""))
+            guard !positionKnown else { return }
+            do throws(CLIError) {
+                let cached = try Cache.newest(options.lines, conversationId: options.conversationId, context)
+                printer.print(messages: cached)
+                printer.delivered(cached)
+            } catch {
+                output.error(error)
+            }
+        case .retrying(let error):
+            output.warn("\(error); retrying until the server is back")
+        case .reconnected(let server):
+            output.note("Reconnected to \(server).")
+            // The connection is back: deliver what was queued while it was gone.
+            Delivery.opportunistic(context, ignoreBackoff: true)
+        case .historyChanged(let lines):
+            printer.forgetPrinted()
+            output.warn(
+                "the server no longer knows this tail's position: its database was restored or reset. "
+                    + "Starting again from its newest \(lines) message(s); some may repeat, and seqs may be reused.")
+        case .damagedPositionReplaced(let error):
+            output.warn("\(error.path) holds no feed position; starting from the newest \(options.lines) message(s), as -n says, and replacing it")
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// The part of NexusAPI a FeedFollower uses, so core tests can drive a follower in-process
+/// and put faults in its way; nexusctl passes the real NexusAPI.
+public protocol FeedSource: AnyObject {
+    /// The server, as a person would name it in a message.
+    var serverName: String { get }
+    func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int) throws(APIError) -> SyncResponse
+}
+
+extension NexusAPI: FeedSource {
+    public var serverName: String { "\(address)" }
+}
+
+extension APIError {
+    /// The server doesn't know the cursor: its database was restored or reset since.
+    public var isUnknownCursor: Bool {
+        if case .server(410, "unknown_cursor", _, _) = self { return true }
+        return false
+    }
+}

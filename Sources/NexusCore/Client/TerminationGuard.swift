@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Holds SIGINT, SIGTERM and SIGHUP off while a feed event is written out and its position
+/// saved, so an interrupted `tail -f` never leaves a line printed but not saved (which a
+/// restart would print again). Outside that window such a signal ends the process at once,
+/// with its default action, as before.
+///
+/// A handler and flags rather than a blocked signal mask: a process-directed signal goes to
+/// any thread that doesn't block it (the hook's writer thread, say), so a mask on one thread
+/// would not hold it off.
+public enum TerminationGuard {
+    /// [0]: inside the window; [1]: the signal that arrived inside it, or 0; [2]: the
+    /// process group of a running child to end with us (a hook), or 0.
+    nonisolated(unsafe) private static let state: UnsafeMutablePointer<sig_atomic_t> = {
+        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 3)
+        p.initialize(repeating: 0, count: 3)
+        return p
+    }()
+
+    /// A child in a process group of its own (a hook) doesn't get the terminal's Ctrl-C:
+    /// while it runs, a signal that ends us ends it too. 0 when it is done.
+    public static func setChildGroup(_ group: pid_t) {
+        state[2] = group
+    }
+    nonisolated(unsafe) private static var installed = false
+    private static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Installs the handler (once). Call before the first `held`.
+    public static func install() {
+        guard !installed else { return }
+        installed = true
+        _ = state
+        for s in signals {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = terminationHandler
+            #else
+            action.__sigaction_u.__sa_handler = terminationHandler
+            #endif
+            sigemptyset(&action.sa_mask)
+            for other in signals { sigaddset(&action.sa_mask, other) }
+            action.sa_flags = SA_RESTART
+            sigaction(s, &action, nil)
+        }
+    }
+
+    /// Runs `body` with the signals held off; one that arrived meanwhile ends the process
+    /// right after.
+    public static func held<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        guard installed else { return try body() }
+        state[0] = 1
+        defer {
+            state[0] = 0
+            let pending = state[1]
+            if pending != 0 { endProcess(pending) }
+        }
+        return try body()
+    }
+
+    fileprivate static func arrived(_ signal: Int32) {
+        if state[0] != 0 {
+            state[1] = signal
+        } else {
+            endProcess(signal)
+        }
+    }
+
+    /// The default action of `signal`, so the parent sees the process killed by it.
+    private static func endProcess(_ sig: Int32) -> Never {
+        if state[2] > 0 { kill(-state[2], SIGTERM) }
+        signal(sig, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, sig)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(sig)
+        _exit(128 + sig)
+    }
+}
+
+private func terminationHandler(_ signal: Int32) {
+    TerminationGuard.arrived(signal)
+}

@@ -10,7 +10,7 @@ public enum CommandTable {
         NewCommand.spec,
         ConvosCommand.spec,
         SendCommand.spec,
-        TailCommand.spec.deliveringQueueAfterwards(),
+        TailCommand.spec,
         HistoryCommand.spec,
         ReadCommand.spec,
         TypingCommand.spec,
@@ -21,14 +21,4 @@ public enum CommandTable {
         HelpCommand.spec,
         CompletionCommand.spec,
     ]
-}
-
-extension CommandSpec {
-    /// A shim: `tail`'s spec is in TailCommand.swift, which another branch rewrites; the
-    /// flag moves into that spec once both are merged.
-    func deliveringQueueAfterwards() -> CommandSpec {
-        var spec = self
-        spec.deliversQueueAfterwards = true
-        return spec
-    }
 }

@@ -174,4 +174,23 @@ struct HostileTextTests {
         #expect(r.err.contains("eve\\e]52;c;eA==\\a"), "\(r.err)")
         #expect(Self.rawControls(r.err).isEmpty, "\(r.err)")
     }
+
+    /// A hook's output is shown on stderr, and hooks often echo the message: escaped too.
+    @Test func hookOutputIsEscaped() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        #expect(try alice.run(["new", bob.email]).code == 0)
+        let (tail, out, err) = try bob.spawn(["tail", "-f", "--json", "--exec", "printf '%s\\n' \"$NEXUS_TEXT\"; echo done"])
+        defer {
+            tail.terminate()
+            tail.waitUntilExit()
+        }
+        #expect(out.wait(timeout: 10) { _ in true })
+        sleep(1)
+        #expect(try alice.run(["send", bob.email, Self.attacks[0].text]).code == 0)
+        #expect(err.wait(timeout: 10) { $0.contains("done") }, "\(err.text)")
+        #expect(err.text.contains(Self.attacks[0].shown), "\(err.text)")
+        #expect(Self.rawControls(err.text).isEmpty, "\(err.text)")
+    }
 }

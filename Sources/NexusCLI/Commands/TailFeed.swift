@@ -32,30 +32,29 @@ final class TailFeed: FeedConsumer {
         printer.delivered(batch.events.compactMap { $0.type == .message ? $0.message : nil })
     }
 
+    func showCached(_ messages: [Message]) {
+        printer.print(messages: messages)
+        printer.delivered(messages)
+    }
+
     func notice(_ notice: FeedNotice) {
         let output = context.output
         switch notice {
-        case .startedOffline(let server, let positionKnown):
+        case .startedOffline(let server, _):
             output.warn("offline (can't reach \(server)); showing cached messages" + (options.follow ? ", then waiting for the server" : ""))
-            guard !positionKnown else { return }
-            do throws(CLIError) {
-                let cached = try Cache.newest(options.lines, conversationId: options.conversationId, context)
-                printer.print(messages: cached)
-                printer.delivered(cached)
-            } catch {
-                output.error(error)
-            }
         case .retrying(let error):
             output.warn("\(error); retrying until the server is back")
         case .reconnected(let server):
             output.note("Reconnected to \(server).")
             // The connection is back: deliver what was queued while it was gone.
-            Delivery.opportunistic(context, ignoreBackoff: true)
+            OutboxSending.opportunistic(context, ignoreBackoff: true)
         case .historyChanged(let lines):
             printer.forgetPrinted()
             output.warn(
                 "the server no longer knows this tail's position: its database was restored or reset. "
                     + "Starting again from its newest \(lines) message(s); some may repeat, and seqs may be reused.")
+        case .cacheProblem(let problem):
+            output.warn("\(problem)")
         case .damagedPositionReplaced(let error):
             output.warn("\(error.path) holds no feed position; starting from the newest \(options.lines) message(s), as -n says, and replacing it")
         }

@@ -17,6 +17,9 @@ public protocol FeedConsumer: AnyObject {
     func write(_ event: SyncEvent, live: Bool)
     /// After the batch's position is saved: work that may be lost to a kill (receipts).
     func end(_ batch: SyncResponse, live: Bool)
+    /// At an offline start with no saved position: the newest cached messages, shown in
+    /// place of the server's until it is back.
+    func showCached(_ messages: [Message])
     func notice(_ notice: FeedNotice)
     /// Asked before each request; false ends `run` (tests; nexusctl runs until killed).
     func keepFollowing() -> Bool
@@ -24,6 +27,7 @@ public protocol FeedConsumer: AnyObject {
 
 extension FeedConsumer {
     public func keepFollowing() -> Bool { true }
+    public func showCached(_ messages: [Message]) {}
 }
 
 /// What a person should be told; the follower goes on after each.
@@ -39,6 +43,8 @@ public enum FeedNotice: Equatable {
     case historyChanged(lines: Int)
     /// `-n` was given, so the damaged saved position is replaced rather than an error.
     case damagedPositionReplaced(StoreError)
+    /// The local cache could not be read or written; the follow goes on.
+    case cacheProblem(CacheProblem)
 }
 
 public enum FeedError: Error {
@@ -76,6 +82,8 @@ public final class FeedFollower {
     public var sleep: (UInt32) -> Void = { usleep($0 * 1000) }
     /// Where the feed stands: after the last event handed out.
     public private(set) var cursor: FeedCursor?
+    /// Where what arrives is kept; nil keeps nothing (tests).
+    public var cache: FeedCache?
 
     /// `position` is required when following and ignored otherwise.
     public init(source: any FeedSource, position: FeedPosition?, options: Options, consumer: any FeedConsumer) {
@@ -104,7 +112,15 @@ public final class FeedFollower {
             }
             if let recent { try deliver(recent, live: false) }
         }
-        if offline { consumer.notice(.startedOffline(server: source.serverName, positionKnown: cursor != nil)) }
+        if offline {
+            consumer.notice(.startedOffline(server: source.serverName, positionKnown: cursor != nil))
+            if cursor == nil, let cache {
+                switch cache.newest(options.lines, conversationId: options.conversationId) {
+                case .success(let messages): consumer.showCached(messages)
+                case .failure(let problem): consumer.notice(.cacheProblem(problem))
+                }
+            }
+        }
         guard options.follow else { return }
         if let cursor { try save(cursor, durable: true) }
         try follow(offline: offline)
@@ -169,6 +185,7 @@ public final class FeedFollower {
     /// Hands out a batch event by event, saving the position after each one is written,
     /// so a kill repeats at most the line being written, and SIGINT/SIGTERM nothing.
     private func deliver(_ batch: SyncResponse, live: Bool) throws(FeedError) {
+        for problem in cache?.keep(batch) ?? [] { consumer.notice(.cacheProblem(problem)) }
         consumer.begin(batch, live: live)
         for (i, event) in batch.events.enumerated() {
             consumer.prepare(event, live: live)

@@ -81,7 +81,7 @@ public enum ReadSource {
 }
 
 /// A cache that could not be read or written: worth a warning, never the read.
-public enum CacheProblem: Error, CustomStringConvertible {
+public enum CacheProblem: Error, Equatable, CustomStringConvertible {
     case read(StoreError)
     case write(StoreError)
 

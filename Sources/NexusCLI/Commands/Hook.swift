@@ -189,5 +189,6 @@ struct HookOutputRelay {
 /// The one way a hook's output (its stdout and stderr, a line at a time, without the
 /// newline) reaches a person: on our stderr.
 func showHookOutput(_ line: String, _ context: CommandContext) {
-    context.terminal.writeErr(line + "\n")
+    // Hook output is other people's text (it often echoes the message): escaped like the rest.
+    context.terminal.writeErr(TerminalText.escapeLine(line) + "\n")
 }

@@ -1,0 +1,117 @@
+import NexusCore
+
+/// Prints feed events as text lines or NDJSON, never the same message twice.
+final class MessagePrinter {
+    let context: CommandContext
+    let me: User
+    let showConversation: Bool
+    var hook: Hook?
+    var markRead = false
+    var showReceipts = false
+    private var people: [Int64: User] = [:]
+    private var printedSeq: [Int64: Int64] = [:]
+    private var shownTyping = Set<Typing>()
+    private let book: ReceiptBook
+    private let reporter: ReceiptReporter
+
+    init(context: CommandContext, me: User, showConversation: Bool) {
+        self.context = context
+        self.me = me
+        self.showConversation = showConversation
+        self.book = ReceiptBook(me: me.id)
+        self.reporter = ReceiptReporter(api: try? context.api(), me: me.id)
+        people[me.id] = me
+    }
+
+    /// Learns the names of the people in the conversations being shown, and their receipts.
+    func learn(_ members: Reading.Members) {
+        for user in members.people where user.id != me.id { people[user.id] = user }
+        for c in members.conversations { book.learn(c) }
+    }
+
+    private func learn(_ conversation: Conversation) {
+        for user in conversation.members { people[user.id] = user }
+        book.learn(conversation)
+    }
+
+    /// Learns the conversations a batch carries.
+    func begin(_ events: [SyncEvent]) {
+        for c in events.compactMap(\.conversation) { learn(c) }
+    }
+
+    /// One event as its line, if it has one (conversation changes have none). Called in feed
+    /// order, so a receipt follows the message it covers.
+    func print(_ event: SyncEvent) {
+        if let m = event.message, event.type == .message {
+            print(messages: [m])
+        } else if let r = event.receipt, event.type == .receipt {
+            show(receipt: r, in: event.conversationId)
+        }
+    }
+
+    /// After the lines are out: tell the senders their messages arrived (or were read).
+    func delivered(_ messages: [Message]) { reporter.stored(messages, read: markRead) }
+
+    /// Runs the --exec hook for an incoming message not printed yet. Before the line, so a
+    /// kill in between runs it again rather than never.
+    func runHook(for message: Message) {
+        guard let hook, message.senderId != me.id else { return }
+        if let printed = printedSeq[message.conversationId], message.seq <= printed { return }
+        let sender = people[message.senderId]
+        let status = book.status(of: message)
+        hook.run(message, sender: sender, json: MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label).json())
+    }
+
+    /// The server's history changed (a restored database reuses seqs): what was printed
+    /// says nothing about what comes next.
+    func forgetPrinted() { printedSeq = [:] }
+
+    private func show(receipt: Receipt, in conversationId: Int64) {
+        book.apply(receipt, in: conversationId)
+        // Your own marks move because you read; they are news to the others only.
+        guard receipt.userId != me.id else { return }
+        let who = people[receipt.userId]
+        if context.output.json {
+            context.output.record(ReceiptLine(conversationId: conversationId, receipt: receipt, user: who?.email))
+        } else if showReceipts {
+            let name = who?.displayName ?? "user \(receipt.userId)"
+            let verb = receipt.kind == .read ? "read" : "received"
+            context.output.line(context.output.paint(
+                "\(showConversation ? "#\(conversationId) " : "")[\(LocalTime.short(receipt.at))] \(name) \(verb) up to #\(receipt.seq)", .dim))
+        }
+    }
+
+    /// "bob is typing…" on a terminal, and a typing record in JSON; once per announcement.
+    func show(typing: [Typing]) {
+        for t in typing where t.userId != me.id && shownTyping.insert(t).inserted {
+            let who = people[t.userId]
+            if context.output.json {
+                context.output.record(TypingLine(typing: t, user: who?.email))
+            } else if context.terminal.outputIsTerminal {
+                let name = who?.displayName ?? "user \(t.userId)"
+                context.output.line(context.output.paint("\(showConversation ? "#\(t.conversationId) " : "")\(name) is typing…", .dim))
+            }
+        }
+    }
+
+    func print(messages: [Message]) {
+        guard !messages.isEmpty else { return }
+        for message in messages {
+            if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
+            printedSeq[message.conversationId] = message.seq
+            let sender = people[message.senderId]
+            let status = book.status(of: message)
+            let line = MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label)
+            if context.output.json {
+                context.output.record(line)
+            } else {
+                let name = message.senderId == me.id ? "You" : sender?.displayName ?? "user \(message.senderId)"
+                let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
+                let output = context.output
+                let body = TerminalText.body(message.text, continuation: output.paint(TerminalText.continuation(indent: prefix.count), .dim))
+                let suffix = status.map { output.paint("  · \($0.label)", .dim) } ?? ""
+                output.line("\(output.paint(TerminalText(prefix), .dim))\(output.paint(TerminalText(name), .bold)): \(body)\(suffix)")
+            }
+        }
+    }
+}

@@ -5,11 +5,24 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build test demo bench fuzz fuzz-api soak install completions docs clean
+.PHONY: all build openssl test demo bench fuzz fuzz-api soak install completions docs clean
 
 all: build
 
-build:
+# nexusctl speaks HTTPS through the system's OpenSSL (a SwiftPM system-library target,
+# Sources/COpenSSL): its headers come from Debian's libssl-dev. As root under CI they are
+# installed the way .ci/run installs PostgreSQL; otherwise make says what to install.
+openssl:
+	@if ! test -f /usr/include/openssl/ssl.h && ! pkg-config --exists openssl 2>/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && [ -n "$$CI" ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libssl-dev >/dev/null; \
+		else \
+			echo "nexusctl needs OpenSSL's headers: install Debian's libssl-dev (sudo apt-get install libssl-dev), then run make again." >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+build: openssl
 	$(SWIFT) build
 	$(SWIFT) build $(SERVER) --product nexusd
 

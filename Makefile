@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build openssl test demo bench fuzz fuzz-api soak install completions docs clean
+.PHONY: all build openssl test test-nginx tls-audit demo bench fuzz fuzz-api soak install completions docs clean
 
 all: build
 
@@ -36,6 +36,13 @@ test: build
 	$(SWIFT) test $(SERVER)
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test --skip-build --filter IntegrationTests
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test $(SERVER) --skip-build --no-parallel
+	$(MAKE) test-nginx
+
+# docs/deploy.md's nginx example for real: Debian's nginx (installed when missing, as root)
+# terminating TLS with a throwaway CA in front of two replicas on PostgreSQL; nexusctl over
+# https://, tail -f whole while a replica is killed. About 30 s.
+test-nginx: build
+	bash Tests/scripts/with-postgres.sh bash Tests/scripts/nginx-replicas.sh
 
 demo: build
 	bash Tests/scripts/demo.sh

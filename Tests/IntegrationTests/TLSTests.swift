@@ -250,6 +250,47 @@ struct TLSTests {
         #expect(!other.err.contains("resumed"), "\(other.err)")
     }
 
+    // --cacert and the config's `cacert =` line are the other two ways to name the CA.
+    @Test func cacertFlagAndConfigLineTrustTheCA() throws {
+        let certs = try Certificates()
+        let server = try tlsServer(certs)
+        let dana = try User("dana", server: server.url)
+        let refused = try dana.run(["register", dana.email, "--password-stdin"], stdin: "password123\n")
+        #expect(refused.code == 7, "\(refused.err)")
+        let flag = try dana.run(["register", dana.email, "--password-stdin", "--cacert", certs.ca], stdin: "password123\n")
+        #expect(flag.code == 0, "\(flag.err)")
+        let config = dana.home + "/no-config/nexus"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try "cacert = \(certs.ca)\n".write(toFile: config + "/config", atomically: true, encoding: .utf8)
+        let whoami = try dana.run(["whoami"])
+        #expect(whoami.code == 0, "\(whoami.err)")
+        let missing = try dana.run(["whoami", "--cacert", certs.directory + "/absent.pem"])
+        #expect(missing.code == 7 && missing.err.contains("absent.pem"), "\(missing.err)")
+    }
+
+    // nexusctl refuses a server that offers nothing newer than TLS 1.1.
+    @Test func aServerBelowTLS12IsAHandshakeFailure() throws {
+        let certs = try Certificates()
+        let port = try #require(Int(try runTool("python3", ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]).out.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let old = Process()
+        old.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        old.arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0",
+                         "-cert", certs.directory + "/server.pem", "-key", certs.directory + "/server.key", "-www", "-quiet"]
+        old.standardOutput = FileHandle.nullDevice
+        old.standardError = FileHandle.nullDevice
+        try old.run()
+        defer { old.terminate() }
+        var eve = try User("eve", server: "https://127.0.0.1:\(port)")
+        eve.extraEnvironment["NEXUS_CACERT"] = certs.ca
+        var r = try eve.run(["login", eve.email, "--password-stdin"], stdin: "password123\n")
+        for _ in 0..<20 where r.code == 75 {
+            Thread.sleep(forTimeInterval: 0.1)  // s_server still starting
+            r = try eve.run(["login", eve.email, "--password-stdin"], stdin: "password123\n")
+        }
+        #expect(r.code == 7, "\(r.err)")
+        #expect(r.err.contains("TLS handshake") && r.err.contains("protocol version"), "\(r.err)")
+    }
+
     // tail -f reconnects over TLS after a restart without losing or repeating anything.
     @Test func tailFollowReconnectsOverTLSWithoutSkipsOrRepeats() throws {
         let certs = try Certificates()

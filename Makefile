@@ -62,6 +62,12 @@ fuzz-api:
 	$(SWIFT) build $(SERVER) --product nexusd
 	bash Tests/scripts/fuzz-api.sh
 
+# testssl.sh (Debian's package, installed when missing as root) against nexusd's own TLS
+# listener on loopback; a few minutes. docs/tls.md records the findings.
+tls-audit:
+	$(SWIFT) build $(SERVER) --product nexusd
+	bash Tests/scripts/tls-audit.sh
+
 # 200 tail -f clients, steady senders, nexusd restarted every minute, for 10 minutes
 # (SOAK_SECONDS=N to change); prints the figures (docs/benchmarks.md).
 soak:

@@ -38,6 +38,13 @@ public final class TLSCertificates: Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
+        // TLS 1.2 with forward secrecy and AEAD only: no CBC suites (testssl.sh's LUCKY13
+        // warning, docs/tls.md). TLS 1.3's suites are all AEAD.
+        configuration.cipherSuiteValues = [
+            .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+            .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+            .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+        ]
         // BoringSSL checks that the key belongs to the leaf certificate here.
         return try NIOSSLContext(configuration: configuration)
     }

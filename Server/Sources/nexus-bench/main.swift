@@ -66,7 +66,8 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling.
+// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
 var plainSendMs: Double?
@@ -74,7 +75,7 @@ var plainDeliveryP99: Double?
 var plainRate: Double?
 
 // MARK: 1. whole-process commands
-if only == nil {
+if only == nil || only == "https" {
 
 var env = baseEnv
 env["NEXUS_HOME"] = aliceHome
@@ -110,7 +111,7 @@ do {
 
 // MARK: 3. server throughput, 8 concurrent keep-alive senders, durable commits
 
-if only == nil || only == "throughput" {
+if only == nil || only == "throughput" || only == "https" {
     let senders = 8, perSender = 2500
     var pairs: [(NexusAPI, Int64)] = []
     for s in 0..<senders {

@@ -5,11 +5,24 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build test demo bench fuzz fuzz-api soak install completions docs clean
+.PHONY: all build openssl test test-nginx tls-audit demo bench fuzz fuzz-api soak install completions docs clean
 
 all: build
 
-build:
+# nexusctl speaks HTTPS through the system's OpenSSL (a SwiftPM system-library target,
+# Sources/COpenSSL): its headers come from Debian's libssl-dev. As root under CI they are
+# installed the way .ci/run installs PostgreSQL; otherwise make says what to install.
+openssl:
+	@if ! test -f /usr/include/openssl/ssl.h && ! pkg-config --exists openssl 2>/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && [ -n "$$CI" ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libssl-dev >/dev/null; \
+		else \
+			echo "nexusctl needs OpenSSL's headers: install Debian's libssl-dev (sudo apt-get install libssl-dev), then run make again." >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+build: openssl
 	$(SWIFT) build
 	$(SWIFT) build $(SERVER) --product nexusd
 
@@ -23,6 +36,13 @@ test: build
 	$(SWIFT) test $(SERVER)
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test --skip-build --filter IntegrationTests
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test $(SERVER) --skip-build --no-parallel
+	$(MAKE) test-nginx
+
+# docs/deploy.md's nginx example for real: Debian's nginx (installed when missing, as root)
+# terminating TLS with a throwaway CA in front of two replicas on PostgreSQL; nexusctl over
+# https://, tail -f whole while a replica is killed. About 30 s.
+test-nginx: build
+	bash Tests/scripts/with-postgres.sh bash Tests/scripts/nginx-replicas.sh
 
 demo: build
 	bash Tests/scripts/demo.sh
@@ -41,6 +61,12 @@ fuzz:
 fuzz-api:
 	$(SWIFT) build $(SERVER) --product nexusd
 	bash Tests/scripts/fuzz-api.sh
+
+# testssl.sh (Debian's package, installed when missing as root) against nexusd's own TLS
+# listener on loopback; a few minutes. docs/tls.md records the findings.
+tls-audit:
+	$(SWIFT) build $(SERVER) --product nexusd
+	bash Tests/scripts/tls-audit.sh
 
 # 200 tail -f clients, steady senders, nexusd restarted every minute, for 10 minutes
 # (SOAK_SECONDS=N to change); prints the figures (docs/benchmarks.md).

@@ -10,7 +10,10 @@ let package = Package(
         .executable(name: "nexusctl", targets: ["nexusctl"]),
     ],
     targets: [
-        .target(name: "NexusCore"),
+        // The system's OpenSSL for HTTPS (a system library, not a package dependency):
+        // libssl-dev's headers at build time, libssl3 at run time.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .target(name: "NexusCore", dependencies: ["COpenSSL"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore"]),
         .executableTarget(name: "nexusctl", dependencies: ["NexusCLI"]),
         .testTarget(name: "NexusCoreTests", dependencies: ["NexusCore"]),

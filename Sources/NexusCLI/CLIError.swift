@@ -24,6 +24,9 @@ public struct CLIError: Error, Equatable, Sendable {
         self.init(.store, error.description)
     }
 
+    static let plainHTTPHint =
+        "use https:// for that server; over a private link you trust, pass --allow-plain-http (or put `allow-plain-http = yes` in the config file)."
+
     /// The usual reading of an API failure; commands with their own wording catch first.
     public init(_ error: APIError, server: ServerAddress) {
         switch error {
@@ -45,6 +48,10 @@ public struct CLIError: Error, Equatable, Sendable {
             self.init(.failure, message)
         case .badResponse(let why):
             self.init(.server, why, hint: "is \(server) a nexusd of a matching version?")
+        case .tls(let failure):
+            self.init(.tls, failure.description, hint: failure.hint)
+        case .plainHTTPRefused:
+            self.init(.tls, error.description, hint: Self.plainHTTPHint)
         }
     }
 }

@@ -47,9 +47,26 @@ public final class CommandContext {
     /// A client for the server, carrying the session's token when there is one.
     public func api() throws(CLIError) -> NexusAPI {
         if let client { return client }
-        let made = NexusAPI(addresses: try serverAddresses(), token: session?.token)
+        let made = NexusAPI(addresses: try serverAddresses(), token: session?.token, tls: tlsOptions())
         client = made
         return made
+    }
+
+    /// --cacert, else $NEXUS_CACERT, else the config's; tickets under the profile; and the
+    /// `NEXUS_DEBUG_TLS=1` report of each handshake on stderr (resumed or full), for tests
+    /// and for people checking that resumption works.
+    func tlsOptions() -> TLSOptions {
+        var options = TLSOptions(
+            caFile: invocation.value("cacert") ?? environment["NEXUS_CACERT"].flatMap { $0.isEmpty ? nil : $0 } ?? config.cacert,
+            sessionDirectory: profile.directory,
+            allowPlainHTTP: invocation.flag("allow-plain-http") || config.allowPlainHTTP)
+        if environment["NEXUS_DEBUG_TLS"] == "1" {
+            let terminal = output.terminal
+            options.onHandshake = { handshake in
+                terminal.writeErr("tls: \(handshake.server) \(handshake.version) \(handshake.resumed ? "resumed" : "full handshake")\n")
+            }
+        }
+        return options
     }
 
     /// The session, which the runner has loaded for commands that require one.

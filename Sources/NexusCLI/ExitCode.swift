@@ -15,6 +15,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// A local file could not be read or written; for `queue flush`, the outbox holds
     /// damaged records (`queue repair` shows them).
     case store = 6
+    /// No secure connection: the server's certificate was refused, the TLS handshake failed,
+    /// or a secret would have gone over plain http:// to a host that is not loopback. For
+    /// `send` and `queue flush`, the messages stay queued until that is fixed.
+    case tls = 7
     /// The server could not be reached. For `send` and `queue flush`, the messages are
     /// safely queued and will be delivered later.
     case unavailable = 75
@@ -28,6 +32,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .auth: return "authentication needed or refused, or the session expired: run `nexusctl login`"
         case .server: return "server error: nexusd failed or answered something unexpected"
         case .store: return "local store error: a file under $NEXUS_HOME could not be read or written (for queue flush: the outbox holds damaged records; see `nexusctl queue repair`)"
+        case .tls: return "no secure connection: the server's certificate was refused (unknown issuer, expired, wrong host name), the TLS handshake failed, or plain http:// to a host that is not loopback was refused; nothing was sent in the clear (for send: the message stays queued)"
         case .unavailable: return "server unreachable, or it asked to wait (429): try again later (for send: the message is queued)"
         }
     }

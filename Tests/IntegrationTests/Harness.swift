@@ -303,7 +303,9 @@ extension User {
     /// This user's API session, read from the profile nexusctl saved.
     func api() throws -> NexusAPI {
         let session = try #require(try Profile(name: "default", home: home).loadSession())
-        return NexusAPI(addresses: try ServerAddress.list(parsing: server), token: session.token)
+        return NexusAPI(
+            addresses: try ServerAddress.list(parsing: server), token: session.token,
+            tls: TLSOptions(caFile: extraEnvironment["NEXUS_CACERT"]))
     }
 
     /// Every message in this user's feed, from the server, in feed order.

@@ -15,6 +15,8 @@ public struct ServerConfig: Sendable {
     public var logLevel: Logger.Level
     public var bcryptCost: UInt8
     public var limits: ServerLimits
+    /// Serve HTTPS with these (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
+    public var tls: TLSCertificates?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10,
@@ -70,7 +72,7 @@ public func buildApplication(
             maxHeaderFieldCount: limits.maxHeaderCount))
     var app = Application(
         router: buildRouter(services),
-        server: .http1(configuration: http1),
+        server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
         services: [DatabaseService(services: services)] + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in

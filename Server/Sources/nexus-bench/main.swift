@@ -28,8 +28,8 @@ func ms(_ v: Double) -> String { String(format: "%.2f ms", v) }
 
 // MARK: server
 
-func startServer(db: String) -> (Spawned, String) {
-    let child = spawn(nexusd, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error"], env: baseEnv, captureStdout: true)
+func startServer(db: String, extra: [String] = []) -> (Spawned, String) {
+    let child = spawn(nexusd, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error"] + extra, env: baseEnv, captureStdout: true)
     var line = [UInt8]()
     var byte: UInt8 = 0
     while read(child.stdout!, &byte, 1) == 1 && byte != 10 { line.append(byte) }
@@ -48,9 +48,9 @@ let dbPath = work + "/bench.sqlite"
 var (server, url) = startServer(db: dbPath)
 let address = try! ServerAddress(parsing: url)
 
-func makeUser(_ name: String, server: String? = nil) -> (NexusAPI, User, String) {
+func makeUser(_ name: String, server: String? = nil, tls: TLSOptions = TLSOptions()) -> (NexusAPI, User, String) {
     let server = server ?? url
-    let api = NexusAPI(address: try! ServerAddress(parsing: server))
+    let api = NexusAPI(addresses: [try! ServerAddress(parsing: server)], tls: tls)
     let auth = try! api.register(email: "\(name)@bench.example", password: "benchmark-password", displayName: name)
     api.token = auth.token
     // A profile for nexusctl with this session.
@@ -66,11 +66,16 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling.
+// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
+// The plain figures the HTTPS rows are compared with, from this same run.
+var plainSendMs: Double?
+var plainDeliveryP99: Double?
+var plainRate: Double?
 
 // MARK: 1. whole-process commands
-if only == nil {
+if only == nil || only == "https" {
 
 var env = baseEnv
 env["NEXUS_HOME"] = aliceHome
@@ -83,6 +88,7 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
 let version = timeCommand(nexusctl, ["--version"], env: env, runs: 50)
 report("nexusctl --version, whole process (median)", ms(percentile(version.ms, 50)))
 let send = timeCommand(nexusctl, ["send", String(conversation), "benchmark message"], env: env, runs: 50)
+plainSendMs = percentile(send.ms, 50)
 report("nexusctl send, whole process (median)", ms(percentile(send.ms, 50)), target: "≤ 15 ms", ok: percentile(send.ms, 50) <= 15)
 let tail = timeCommand(nexusctl, ["tail", String(conversation), "-n", "50", "--json"], env: env, runs: 20)
 let peakKiB = max(version.maxRSSKiB, send.maxRSSKiB, tail.maxRSSKiB)
@@ -94,6 +100,7 @@ report("nexusctl peak memory (send, tail -n 50)", String(format: "%.1f MiB", Dou
 do {
     let (latencies, endToEnd) = deliveryLatencies(sender: aliceAPI, conversation: conversation, tailHome: bobHome, tailServer: url)
     let p50 = percentile(latencies, 50), p99 = percentile(latencies, 99)
+    plainDeliveryP99 = p99
     report("delivery latency ack → tail -f prints, p50 (200 msgs)", ms(p50), target: "≤ 5 ms", ok: p50 <= 5)
     report("delivery latency ack → tail -f prints, p99 (200 msgs)", ms(p99), target: "≤ 20 ms", ok: p99 <= 20)
     report("send request → tail -f prints, p50 (200 msgs)", ms(percentile(endToEnd, 50)))
@@ -104,7 +111,7 @@ do {
 
 // MARK: 3. server throughput, 8 concurrent keep-alive senders, durable commits
 
-if only == nil || only == "throughput" {
+if only == nil || only == "throughput" || only == "https" {
     let senders = 8, perSender = 2500
     var pairs: [(NexusAPI, Int64)] = []
     for s in 0..<senders {
@@ -125,6 +132,7 @@ if only == nil || only == "throughput" {
         }
     }
     let rate = Double(senders * perSender) / (now() - start)
+    plainRate = rate
     let total = Double(senders * perSender)
     report("  nexusd CPU per message", String(format: "%.0f µs", (cpuSeconds(of: server.pid) - serverCPU0) / total * 1e6))
     report("  load generator CPU per message", String(format: "%.0f µs", (cpuSeconds(of: getpid()) - selfCPU0) / total * 1e6))
@@ -294,6 +302,12 @@ if only == nil {
     report("nexusd restart to ready (median of 10)", ms(median), target: "≤ 500 ms", ok: median <= 500)
 }
 stopServer(server)
+
+// MARK: HTTPS, against the plain rows above (HTTPS.swift)
+
+if only == nil || only == "https" {
+    httpsMeasures(plainSendMs: plainSendMs, plainDeliveryP99: plainDeliveryP99, plainRate: plainRate)
+}
 
 // MARK: table
 

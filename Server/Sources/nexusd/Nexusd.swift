@@ -16,6 +16,11 @@ struct Nexusd: AsyncParsableCommand {
             or as one of several replicas on a PostgreSQL database (--db postgres://…).
             It prints "nexusd listening on http://HOST:PORT" on stdout once it accepts connections,
             logs to stderr, and stops gracefully on SIGTERM or SIGINT.
+
+            With --tls-cert and --tls-key it serves HTTPS itself (TLS 1.2 or newer), and prints
+            https:// instead. SIGHUP reads both files again (a certbot renewal): new connections
+            get the new certificate, open ones (held long polls) stay up, and a pair that does not
+            load is refused with a log line while the old one stays in use. Plain HTTP is the default.
             """,
         version: "0.1.0")
 
@@ -26,6 +31,14 @@ struct Nexusd: AsyncParsableCommand {
         "SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite), or a postgres://user:password@host:5432/database URL for several replicas (see docs/deploy.md).",
         valueName: "path|url"))
     var db: String?
+
+    @Option(help: ArgumentHelp(
+        "Serve HTTPS with this PEM certificate chain (leaf first, then intermediates); needs --tls-key. SIGHUP reloads it.",
+        valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert. SIGHUP reloads it.", valueName: "file"))
+    var tlsKey: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -52,6 +65,9 @@ struct Nexusd: AsyncParsableCommand {
             throw ValidationError("--token-ttl takes a duration such as 3600, 90m, 12h or 30d; got '\(tokenTtl)'")
         }
         guard (0...60).contains(syncWaitCap) else { throw ValidationError("--sync-wait-cap must be between 0 and 60") }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give both (PEM files) to serve HTTPS, or neither for plain HTTP")
+        }
     }
 
     /// Seconds from "3600", "3600s", "90m", "12h" or "30d".
@@ -80,6 +96,25 @@ struct Nexusd: AsyncParsableCommand {
         }
     }
 
+    /// SIGHUP reloads the certificate and key; a broken pair is refused and logged.
+    static func reloadOnHangUp(_ certificates: TLSCertificates) -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP)
+        let logger = Logger(label: "nexusd")
+        source.setEventHandler {
+            do {
+                try certificates.reload()
+                logger.notice("SIGHUP: reloaded the TLS certificate and key; new connections use them", metadata: [
+                    "cert": .string(certificates.certificatePath)])
+            } catch {
+                logger.error("SIGHUP: refused the new TLS certificate and key, still serving the old ones: \(error)", metadata: [
+                    "cert": .string(certificates.certificatePath), "key": .string(certificates.keyPath)])
+            }
+        }
+        source.resume()
+        return source
+    }
+
     static func parseListen(_ text: String) -> (String, Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
         else { return nil }
@@ -96,13 +131,23 @@ struct Nexusd: AsyncParsableCommand {
         var limits = ServerLimits()
         limits.tokenTTLSeconds = Self.parseDuration(tokenTtl)!
         limits.syncWaitCapSeconds = syncWaitCap
-        let config = ServerConfig(
+        var config = ServerConfig(
             host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
             logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost, limits: limits)
+        if let tlsCert, let tlsKey {
+            do {
+                config.tls = try TLSCertificates(certificatePath: tlsCert, keyPath: tlsKey)
+            } catch {
+                throw ValidationError("can't serve HTTPS with --tls-cert \(tlsCert) --tls-key \(tlsKey): \(error)")
+            }
+        }
+        let reloader = config.tls.map(Self.reloadOnHangUp)
+        defer { reloader?.cancel() }
+        let scheme = config.tls == nil ? "http" : "https"
         let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.
-            FileHandle.standardOutput.write(Data("nexusd listening on http://\(shown):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("nexusd listening on \(scheme)://\(shown):\(port)\n".utf8))
         })
         try await app.runService()
     }

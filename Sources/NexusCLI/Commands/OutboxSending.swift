@@ -42,7 +42,8 @@ enum OutboxSending {
     /// still queued, else 0.
     static func exitCode(_ report: DeliveryReport, failed: [OutboxEntry]? = nil) -> ExitCode {
         if let first = (failed ?? report.failed).first { return failureCode(first, report) }
-        return report.stillQueued > 0 ? .unavailable : .ok
+        guard report.stillQueued > 0 else { return .ok }
+        return report.transportSecurity == nil ? .unavailable : .tls
     }
 
     static func failureCode(_ entry: OutboxEntry, _ report: DeliveryReport) -> ExitCode {

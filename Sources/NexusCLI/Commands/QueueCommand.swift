@@ -79,6 +79,7 @@ enum QueueCommand {
         }
         for e in report.failed { output.warn("\(e.localId): \(e.lastError ?? "failed")") }
         if let reason = report.stopReason { output.warn("\(reason)") }
+        if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
         if report.authRefused {
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
         }

@@ -64,6 +64,7 @@ enum SendCommand {
         if views.contains(where: { $0.status == .queued }) {
             output.warn("\(report.stopReason ?? DeliveryText.network)")
             output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
+            if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
             return .unavailable
         }
         return .ok

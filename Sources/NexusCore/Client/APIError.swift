@@ -8,6 +8,11 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
     case server(status: Int, code: String, message: String, retryAfter: Int?)
     /// The server's answer could not be understood.
     case badResponse(String)
+    /// The HTTPS connection was refused (certificate or handshake); nothing was sent.
+    case tls(TLSFailure)
+    /// A password or token would have gone over plain http:// to a host that is not
+    /// loopback; refused before connecting.
+    case plainHTTPRefused(String)
 
     public var description: String {
         switch self {
@@ -15,6 +20,9 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
         case .interrupted(let why): return why
         case .server(_, _, let message, _): return message
         case .badResponse(let why): return "unexpected answer from the server: \(why)"
+        case .tls(let failure): return failure.description
+        case .plainHTTPRefused(let server):
+            return "refusing to send a password or token in the clear to \(server): it is plain http:// to a host that is not loopback"
         }
     }
 
@@ -38,12 +46,21 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// True when no secure connection could be made (certificate, handshake, or plain
+    /// http:// refused): messages stay queued, and the run stops until that is fixed.
+    public var isTransportSecurity: Bool {
+        switch self {
+        case .tls, .plainHTTPRefused: return true
+        default: return false
+        }
+    }
+
     /// True for failures that may go away by themselves: network trouble, 429, 5xx.
     public var isTransient: Bool {
         switch self {
         case .unreachable, .interrupted: return true
         case .server(let status, _, _, _): return status == 429 || status >= 500
-        case .badResponse: return false
+        case .badResponse, .tls, .plainHTTPRefused: return false
         }
     }
 }

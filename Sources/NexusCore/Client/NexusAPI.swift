@@ -15,6 +15,7 @@ public final class NexusAPI {
     /// The server this client talks to now.
     public var address: ServerAddress { addresses[current] }
     public var token: String?
+    public let tls: TLSOptions
     /// True once any request has been answered without an error: the server is there.
     public private(set) var hasReachedServer = false
     private var current = 0
@@ -26,11 +27,12 @@ public final class NexusAPI {
         self.init(addresses: [address], token: token)
     }
 
-    public init(addresses: [ServerAddress], token: String? = nil) {
+    public init(addresses: [ServerAddress], token: String? = nil, tls: TLSOptions = TLSOptions()) {
         precondition(!addresses.isEmpty, "NexusAPI needs at least one server address")
         self.addresses = addresses
         self.token = token
-        self.http = HTTPClient(address: addresses[0])
+        self.tls = tls
+        self.http = HTTPClient(address: addresses[0], tls: tls)
         self.encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
     }
@@ -172,6 +174,12 @@ public final class NexusAPI {
     private func raw(_ method: String, _ path: String, body: [UInt8]?, timeoutMs: Int32 = 30_000) throws(APIError) -> HTTPResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        // Checked before any connection: a secret must never leave in the clear.
+        if !tls.allowPlainHTTP, token != nil || path == "/v1/login" || path == "/v1/register",
+           let open = addresses.first(where: { !$0.isTLS && !$0.isLoopback })
+        {
+            throw .plainHTTPRefused("\(open)")
+        }
         var failovers = 0
         while true {
             let response: HTTPResponse
@@ -181,7 +189,7 @@ public final class NexusAPI {
                 guard error.serverGone, failovers + 1 < addresses.count else { throw Self.apiError(error, address: address) }
                 failovers += 1
                 current = (current + 1) % addresses.count
-                http = HTTPClient(address: address)
+                http = HTTPClient(address: address, tls: tls)
                 continue
             }
             return try check(response)
@@ -194,6 +202,7 @@ public final class NexusAPI {
         case .timedOut: return .interrupted("the server at \(address) did not answer in time")
         case .connectionLost(let why): return .interrupted("lost the connection to \(address): \(why)")
         case .malformedResponse(let why): return .badResponse(why)
+        case .tls(let failure): return .tls(failure)
         }
     }
 

@@ -3,6 +3,7 @@ public enum DeliveryText {
     public static let network = "Message failed to send. Check your connection."
     public static let auth = "Message failed to send. Please try signing in again."
     public static let other = "Message failed to send. Please try again."
+    public static let secure = "Message waits: no secure connection to the server."
 }
 
 /// What one delivery run did.
@@ -19,6 +20,9 @@ public struct DeliveryReport: Sendable {
     public var stopReason: String?
     /// The server refused the credentials.
     public var authRefused = false
+    /// No secure connection could be made (TLS, or plain http:// refused): the run stopped,
+    /// and the messages wait for that to be fixed (`queue` shows why).
+    public var transportSecurity: APIError?
     /// Failed messages whose conversation or recipient does not exist (404).
     public var notFound: Set<String> = []
 
@@ -87,9 +91,10 @@ struct OutboxDelivery {
                 }
             }
         } catch {
-            if error.isTransient {
-                let why = "\(DeliveryText.network) (\(error))"
+            if error.isTransient || error.isTransportSecurity {
+                let why = error.isTransportSecurity ? "\(DeliveryText.secure) (\(error))" : "\(DeliveryText.network) (\(error))"
                 report.stopReason = why
+                if error.isTransportSecurity { report.transportSecurity = error }
                 var retryAfter: Int64?
                 // A day at most: a wild Retry-After must not park a message for ever (or overflow).
                 if case .server(_, _, _, let seconds?) = error { retryAfter = min(max(Int64(seconds), 0), 86_400) }

@@ -19,7 +19,11 @@ extension Sending {
                     known[to] = conversation.id
                     try? profile.rememberDirect(email: to, conversationId: conversation.id)
                 } catch {
-                    if error.isTransient {
+                    if error.isTransportSecurity {
+                        report.stopReason = "\(DeliveryText.secure) (\(error))"
+                        report.transportSecurity = error
+                        break
+                    } else if error.isTransient {
                         report.stopReason = "\(DeliveryText.network) (\(error))"
                         break
                     } else if error.status == 401 || error.status == 403 {

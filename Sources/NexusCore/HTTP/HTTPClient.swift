@@ -9,13 +9,15 @@ import Darwin
 /// Foundation's URLSession on Linux costs about 16 ms and 15 MiB on its first request,
 /// which is more than the whole budget of `nexusctl send`; speaking HTTP/1.1 over a
 /// socket ourselves costs well under a millisecond. It speaks only what nexusd
-/// answers: Content-Length and chunked bodies.
+/// answers: Content-Length and chunked bodies. Over https:// the same bytes go through
+/// TLSConnection (the system's OpenSSL), on the same non-blocking socket and deadlines.
 ///
 /// Every request has a deadline: a server that accepts the connection and then reads or
 /// answers nothing (frozen, stopped) fails the request in bounded time instead of hanging
 /// the command, and the flush lock it holds, for ever.
 public final class HTTPClient {
     public let address: ServerAddress
+    public let tls: TLSOptions
     public var connectTimeoutMs: Int32 = 5_000
     /// How long a write may make no progress at all before the request fails.
     public var writeStallMs: Int32 = 10_000
@@ -26,14 +28,19 @@ public final class HTTPClient {
     private var buffer: [UInt8] = []
     private var bufferStart = 0
     private var requestsOnConnection = 0
+    /// Set on an https:// connection once its handshake is made.
+    private var secure: TLSConnection?
 
-    public init(address: ServerAddress) {
+    public init(address: ServerAddress, tls: TLSOptions = TLSOptions()) {
         self.address = address
+        self.tls = tls
     }
 
     deinit { close() }
 
     public func close() {
+        secure?.shutdown()
+        secure = nil
         if fd >= 0 {
             _ = systemClose(fd)
             fd = -1
@@ -90,6 +97,7 @@ public final class HTTPClient {
             let answerBy = min(deadline, monotonicMs() + Int64(timeoutMs))
             try awaitAnswer(deadline: answerBy)
             let response = try readResponse(deadline: answerBy)
+            secure?.saveSessionOnce()
             if response.header("Connection")?.lowercased() == "close" { close() }
             return response
         } catch {
@@ -135,6 +143,14 @@ public final class HTTPClient {
                 var one: Int32 = 1
                 setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 fd = s
+                if address.isTLS {
+                    do {
+                        secure = try TLSConnection(fd: s, address: address, options: tls, deadline: deadline)
+                    } catch {
+                        close()
+                        throw error
+                    }
+                }
                 return
             }
             lastError = String(cString: strerror(errno))
@@ -148,18 +164,19 @@ public final class HTTPClient {
     private func writeAll(_ bytes: [UInt8], deadline: Int64) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if n >= 0 {
+            let io = bytes.withUnsafeBytes { raw in write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+            let events: Int16
+            switch io {
+            case .done(let n):
                 offset += n
                 continue
+            case .endOfStream: throw .connectionLost("the server closed the connection")
+            case .failed(let why): throw .connectionLost(why)
+            case .wait(let wanted): events = wanted
             }
-            if errno == EINTR { continue }
-            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .connectionLost(String(cString: strerror(errno))) }
             let left = deadline - monotonicMs()
             if left <= 0 { throw .timedOut }
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            var pfd = pollfd(fd: fd, events: events, revents: 0)
             let ready = poll(&pfd, 1, Int32(min(left, Int64(writeStallMs))))
             if ready < 0 && errno != EINTR { throw .connectionLost(String(cString: strerror(errno))) }
             if ready == 0 { throw .timedOut }
@@ -171,7 +188,7 @@ public final class HTTPClient {
     /// request fails then rather than at the deadline. Costs nothing when the answer comes
     /// within the first slice of the wait.
     private func awaitAnswer(deadline: Int64) throws(HTTPClientError) {
-        guard bufferStart == buffer.count else { return }
+        guard bufferStart == buffer.count, secure?.pending != true else { return }
         var unsent = Int32.max
         while true {
             let left = deadline - monotonicMs()
@@ -208,20 +225,46 @@ public final class HTTPClient {
         }
         while true {
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
+            let events: Int16
+            switch chunk.withUnsafeMutableBytes({ read($0) }) {
+            case .done(let n):
                 buffer.append(contentsOf: chunk[0..<n])
                 return true
+            case .endOfStream: return false
+            case .failed(let why): throw .connectionLost(why)
+            case .wait(let wanted): events = wanted
             }
-            if n == 0 { return false }
-            if errno == EINTR { continue }
-            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .connectionLost(String(cString: strerror(errno))) }
             let left = deadline - monotonicMs()
             if left <= 0 { throw .timedOut }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var pfd = pollfd(fd: fd, events: events, revents: 0)
             let ready = poll(&pfd, 1, Int32(min(left, Int64(Int32.max))))
             if ready < 0 && errno != EINTR { throw .connectionLost(String(cString: strerror(errno))) }
             if ready == 0 { throw .timedOut }
+        }
+    }
+
+    /// One non-blocking write, through TLS on an https:// connection.
+    private func write(_ raw: UnsafeRawBufferPointer) -> SocketIO {
+        if let secure { return secure.write(raw) }
+        while true {
+            let n = send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+            if n >= 0 { return .done(n) }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return .wait(Int16(POLLOUT)) }
+            return .failed(String(cString: strerror(errno)))
+        }
+    }
+
+    /// One non-blocking read, through TLS on an https:// connection.
+    private func read(_ raw: UnsafeMutableRawBufferPointer) -> SocketIO {
+        if let secure { return secure.read(raw) }
+        while true {
+            let n = recv(fd, raw.baseAddress, raw.count, 0)
+            if n > 0 { return .done(n) }
+            if n == 0 { return .endOfStream }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return .wait(Int16(POLLIN)) }
+            return .failed(String(cString: strerror(errno)))
         }
     }
 
@@ -294,28 +337,5 @@ public final class HTTPClient {
             bufferStart = 0
         }
         return response
-    }
-}
-
-func monotonicMs() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-}
-
-private func systemClose(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-    return Glibc.close(fd)
-    #else
-    return Darwin.close(fd)
-    #endif
-}
-
-extension StringProtocol {
-    public func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
     }
 }

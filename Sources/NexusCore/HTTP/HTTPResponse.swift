@@ -16,12 +16,14 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     case connectionLost(String)
     case timedOut
     case malformedResponse(String)
+    /// The HTTPS connection was refused: the certificate or the handshake.
+    case tls(TLSFailure)
 
     /// Nothing answered, or the connection broke: another replica may answer instead.
     public var serverGone: Bool {
         switch self {
         case .unreachable, .connectionLost: return true
-        case .timedOut, .malformedResponse: return false
+        case .timedOut, .malformedResponse, .tls: return false
         }
     }
 
@@ -31,6 +33,7 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
         case .connectionLost(let why): return "connection lost: \(why)"
         case .timedOut: return "the server did not answer in time"
         case .malformedResponse(let why): return "the server sent a malformed answer: \(why)"
+        case .tls(let failure): return failure.description
         }
     }
 }

@@ -1,5 +1,8 @@
-/// Where nexusd listens, parsed from a URL such as "http://127.0.0.1:8787".
+/// Where nexusd listens, parsed from a URL such as "http://127.0.0.1:8787" or
+/// "https://chat.example.com".
 public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
+    /// https:// (TLS through the system's OpenSSL) rather than plain http://.
+    public var isTLS: Bool
     public var host: String
     public var port: UInt16
     /// A path prefix for servers mounted below the root, without a trailing slash.
@@ -7,7 +10,8 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
 
     public static let defaultURL = "http://127.0.0.1:8787"
 
-    public init(host: String, port: UInt16, basePath: String = "") {
+    public init(host: String, port: UInt16, basePath: String = "", isTLS: Bool = false) {
+        self.isTLS = isTLS
         self.host = host
         self.port = port
         self.basePath = basePath
@@ -20,7 +24,7 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .unsupportedScheme(let url):
-                return "'\(url)' uses a scheme nexusctl can't speak; use http:// (put TLS in a reverse proxy on the server side)"
+                return "'\(url)' uses a scheme nexusctl can't speak; use https:// (or http:// on loopback)"
             case .invalid(let url):
                 return "'\(url)' is not a server URL; expected something like http://127.0.0.1:8787"
             }
@@ -29,8 +33,12 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
 
     public init(parsing url: String) throws(ParseError) {
         var rest = Substring(url)
+        var isTLS = false
         if rest.hasPrefix("http://") {
             rest = rest.dropFirst(7)
+        } else if rest.hasPrefix("https://") {
+            rest = rest.dropFirst(8)
+            isTLS = true
         } else if rest.contains("://") {
             throw .unsupportedScheme(url)
         }
@@ -52,17 +60,25 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
             host = authority
         }
         guard !host.isEmpty, !host.contains(where: { $0 == "@" || $0 == " " }) else { throw .invalid(url) }
-        var port: UInt16 = 80
+        var port: UInt16 = isTLS ? 443 : 80
         if let portText {
             guard let p = UInt16(portText), p > 0 else { throw .invalid(url) }
             port = p
         }
-        self.init(host: String(host), port: port, basePath: path)
+        self.init(host: String(host), port: port, basePath: path, isTLS: isTLS)
     }
 
     public var description: String {
         let h = host.contains(":") ? "[\(host)]" : host
-        return "http://\(h):\(port)\(basePath)"
+        return "\(isTLS ? "https" : "http")://\(h):\(port)\(basePath)"
+    }
+
+    /// This machine itself: plain http:// to it exposes nothing to the network.
+    public var isLoopback: Bool {
+        let h = host.lowercased()
+        if h == "localhost" || h.hasSuffix(".localhost") || h == "::1" { return true }
+        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }
 

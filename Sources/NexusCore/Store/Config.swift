@@ -2,7 +2,9 @@
 ///
 ///     # lines of key = value; '#' starts a comment
 ///     profile = work
-///     server = http://chat.example.com:8787
+///     server = https://chat.example.com
+///     cacert = /etc/nexus/ca.pem
+///     allow-plain-http = no
 ///
 /// Flags override the environment, which overrides this file.
 public struct Config: Sendable, Equatable {
@@ -10,8 +12,12 @@ public struct Config: Sendable, Equatable {
     public var profile: String?
     /// The server for a profile that has none yet (register, login).
     public var server: String?
+    /// CA certificates to trust for https:// instead of the system's (like --cacert).
+    public var cacert: String?
+    /// Lets secrets go over plain http:// to a host that is not loopback.
+    public var allowPlainHTTP = false
 
-    public static let keys = ["profile", "server"]
+    public static let keys = ["profile", "server", "cacert", "allow-plain-http"]
 
     public init(profile: String? = nil, server: String? = nil) {
         self.profile = profile
@@ -51,6 +57,13 @@ public struct Config: Sendable, Equatable {
             switch key {
             case "profile": config.profile = value
             case "server": config.server = value
+            case "cacert": config.cacert = value
+            case "allow-plain-http":
+                switch value.lowercased() {
+                case "yes", "true", "1": config.allowPlainHTTP = true
+                case "no", "false", "0": config.allowPlainHTTP = false
+                default: throw ParseError(path: path, line: index + 1, reason: "'allow-plain-http' takes yes or no, got '\(value)'")
+                }
             default:
                 throw ParseError(path: path, line: index + 1, reason: "unknown setting '\(key)'; known: \(keys.joined(separator: ", "))")
             }

@@ -1,0 +1,81 @@
+import BenchSupport
+import Foundation
+import NexusCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The HTTPS rows (issue 13), in the same run as the plain ones they are compared with:
+/// nexusd's own TLS listener with a throwaway CA (Tests/scripts/make-test-certs.sh).
+func httpsMeasures(plainSendMs: Double?, plainDeliveryP99: Double?, plainRate: Double?) {
+    let certs = work + "/certs"
+    let script = FileManager.default.currentDirectoryPath + "/Tests/scripts/make-test-certs.sh"
+    _ = timeCommand("/bin/bash", [script, certs], env: baseEnv, runs: 1)
+    let ca = certs + "/ca.pem"
+    let (tlsServer, tlsURL) = startServer(db: work + "/bench-tls.sqlite", extra: ["--tls-cert", certs + "/server.pem", "--tls-key", certs + "/server.key"])
+    defer { stopServer(tlsServer) }
+    let tls = TLSOptions(caFile: ca)
+    let (senderAPI, _, senderHome) = makeUser("tls-alice", server: tlsURL, tls: tls)
+    let (_, reader, readerHome) = makeUser("tls-bob", server: tlsURL, tls: tls)
+    let conversation = try! senderAPI.openDirect(with: reader.email).conversation.id
+    var env = baseEnv
+    env["NEXUS_HOME"] = senderHome
+    env["NEXUS_SERVER"] = tlsURL
+    env["NEXUS_CACERT"] = ca
+
+    func sessions() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: senderHome + "/default")) ?? []).filter { $0.hasPrefix("tls-session-") }
+    }
+    // A full handshake each time: no saved session.
+    var first: [Double] = []
+    var firstRSS = 0
+    for _ in 0..<15 {
+        for file in sessions() { try? FileManager.default.removeItem(atPath: senderHome + "/default/" + file) }
+        let run = timeCommand(nexusctl, ["send", String(conversation), "first over https"], env: env, runs: 1)
+        first += run.ms
+        firstRSS = max(firstRSS, run.maxRSSKiB)
+    }
+    let resumed = timeCommand(nexusctl, ["send", String(conversation), "resumed over https"], env: env, runs: 50)
+    let firstMedian = percentile(first, 50), resumedMedian = percentile(resumed.ms, 50)
+    if let plain = plainSendMs {
+        report("HTTPS: nexusctl send, resumed session, whole process (median)", ms(resumedMedian) + String(format: " (%.2f× plain)", resumedMedian / plain),
+               target: "≤ 1.5× plain send", ok: resumedMedian <= 1.5 * plain)
+        report("HTTPS: nexusctl send, full handshake, whole process (median)", ms(firstMedian) + String(format: " (%.2f× plain)", firstMedian / plain),
+               target: "≤ 3× plain send", ok: firstMedian <= 3 * plain)
+    } else {
+        report("HTTPS: nexusctl send, resumed session, whole process (median)", ms(resumedMedian))
+        report("HTTPS: nexusctl send, full handshake, whole process (median)", ms(firstMedian))
+    }
+    let peak = Double(max(firstRSS, resumed.maxRSSKiB)) / 1024
+    report("HTTPS: nexusctl peak memory (send)", String(format: "%.1f MiB", peak), target: "≤ 40 MiB", ok: peak <= 40)
+
+    baseEnv["NEXUS_CACERT"] = ca
+    let (latencies, _) = deliveryLatencies(sender: senderAPI, conversation: conversation, tailHome: readerHome, tailServer: tlsURL)
+    baseEnv["NEXUS_CACERT"] = nil
+    let p99 = percentile(latencies, 99)
+    report("HTTPS: delivery latency ack → tail -f prints, p50 (200 msgs)", ms(percentile(latencies, 50)))
+    if let plain = plainDeliveryP99 {
+        report("HTTPS: delivery latency ack → tail -f prints, p99 (200 msgs)", ms(p99) + String(format: " (%.2f× plain)", p99 / plain),
+               target: "≤ 2× plain p99", ok: p99 <= 2 * plain)
+    }
+
+    let senders = 8, perSender = 1500
+    var pairs: [(NexusAPI, Int64)] = []
+    for s in 0..<senders {
+        let (api, _, _) = makeUser("tls-sender\(s)", server: tlsURL, tls: tls)
+        let (_, peer, _) = makeUser("tls-peer\(s)", server: tlsURL, tls: tls)
+        pairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
+    }
+    let start = now()
+    DispatchQueue.concurrentPerform(iterations: senders) { s in
+        let (api, conv) = pairs[s]
+        for i in 0..<perSender { _ = try! api.send(conversationId: conv, localId: "tls-\(s)-\(i)", text: "throughput \(i)") }
+    }
+    let rate = Double(senders * perSender) / (now() - start)
+    if let plain = plainRate {
+        report("HTTPS: single sends/s, 8 keep-alive clients, durable", String(format: "%.0f msg/s (%.0f%% of plain)", rate, rate / plain * 100),
+               target: "≥ 70% of plain", ok: rate >= 0.7 * plain)
+    } else {
+        report("HTTPS: single sends/s, 8 keep-alive clients, durable", String(format: "%.0f msg/s", rate))
+    }
+}

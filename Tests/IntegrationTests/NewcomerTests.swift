@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// What a newcomer tripped on (issue 15), with the real binaries.
+@Suite(.timeLimit(.minutes(3)))
+struct NewcomerTests {
+    @Test func theOutboxListsWithoutALogin() throws {
+        let nobody = try User("nobody", server: "http://127.0.0.1:9")
+        let listed = try nobody.run(["queue"])
+        #expect(listed.code == 0, "\(listed.err)")
+        #expect(listed.err.contains("The outbox is empty"))
+        let json = try nobody.run(["queue", "list", "--json"])
+        #expect(json.code == 0, "\(json.err)")
+        #expect(json.out.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        // Flushing talks to the server, so it still needs the login.
+        #expect(try nobody.run(["queue", "flush"]).code == 4)
+    }
+
+    @Test func failedMessagesShowAsFailedNotQueued() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let alice = try User("alice", server: server.url)
+        try alice.register(name: "Alice")
+        let sent = try alice.run(["send", "nobody@example.com", "hello?"])
+        #expect(sent.code == 3, "\(sent.err)")
+
+        let queue = try alice.run(["queue"])
+        let row = try #require(queue.lines.first { $0.contains("nobody@example.com") })
+        let columns = row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        #expect(columns[2] == "failed" && columns[4] == "-", "a failed message is not due: \(row)")
+
+        let profiles = try alice.run(["profiles"])
+        #expect(profiles.out.contains("1 failed") && !profiles.out.contains("queued"), "\(profiles.out)")
+        let json = try #require(try alice.run(["profiles", "--json"]).json() as? [[String: Any]])
+        #expect(json.first?["failed"] as? Int == 1 && json.first?["queued"] as? Int == 0)
+    }
+}

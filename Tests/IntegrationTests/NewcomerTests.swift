@@ -35,3 +35,17 @@ struct NewcomerTests {
         #expect(json.first?["failed"] as? Int == 1 && json.first?["queued"] as? Int == 0)
     }
 }
+
+extension NewcomerTests {
+    @Test func aSendToAnUnknownUserSaysTheUserDoesNotExist() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let alice = try User("alice", server: server.url)
+        try alice.register(name: "Alice")
+        let sent = try alice.run(["send", "nobody@example.com", "hello?"])
+        #expect(sent.code == 3)
+        #expect(sent.err.contains("no user nobody@example.com exists"), "\(sent.err)")
+        #expect(!sent.err.contains("try again"), "trying again can't help: \(sent.err)")
+        #expect(sent.err.contains("hint: check the address"))
+    }
+}

@@ -15,6 +15,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// A local file could not be read or written; for `queue flush`, the outbox holds
     /// damaged records (`queue repair` shows them).
     case store = 6
+    /// Standard output could not be written (a full disk): the command's work is done,
+    /// but its report is lost. A closed pipe is not this: it ends quietly, as cat does.
+    case output = 74
     /// The server could not be reached. For `send` and `queue flush`, the messages are
     /// safely queued and will be delivered later.
     case unavailable = 75
@@ -28,6 +31,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .auth: return "authentication needed or refused, or the session expired: run `nexusctl login`"
         case .server: return "server error: nexusd failed or answered something unexpected"
         case .store: return "local store error: a file under $NEXUS_HOME could not be read or written (for queue flush: the outbox holds damaged records; see `nexusctl queue repair`)"
+        case .output: return "standard output could not be written (a full disk, an I/O error): what the command did is done, only its output was lost"
         case .unavailable: return "server unreachable, or it asked to wait (429): try again later (for send: the message is queued)"
         }
     }

@@ -49,3 +49,43 @@ extension NewcomerTests {
         #expect(sent.err.contains("hint: check the address"))
     }
 }
+
+extension NewcomerTests {
+    /// Runs nexusctl as `user` with stdout on `path` (such as /dev/full).
+    func run(_ user: User, _ args: [String], stdoutTo path: String) throws -> (code: Int32, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
+        process.arguments = args
+        process.environment = user.environment
+        let err = Pipe()
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: path))
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func aFailedWriteOnStdoutIsAnError() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let opened = try alice.run(["new", bob.email, "--json"])
+        let id = String(try opened.decode(OpenedJSON.self).conversation.id)
+        #expect(try alice.run(["send", id, "hi"]).code == 0)
+        for args in [["convos"], ["history", id, "--json"], ["help", "exit-codes"]] {
+            let full = try run(alice, args, stdoutTo: "/dev/full")
+            #expect(full.code == 74, "\(args): \(full.err)")
+            #expect(full.err.contains("error: could not write to standard output: No space left on device"), "\(args): \(full.err)")
+        }
+        // A closed pipe stays quiet: no error, and not 74.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // The reader is gone before nexusctl starts writing: `true` reads nothing.
+        shell.arguments = ["-c", "\"$0\" help | true", Binaries.nexusctl]
+        shell.environment = alice.environment
+        let piped = try runToEnd(shell)
+        #expect(piped.out.isEmpty && piped.err.isEmpty, "\(piped.err)")
+    }
+}

@@ -89,3 +89,21 @@ extension NewcomerTests {
         #expect(piped.out.isEmpty && piped.err.isEmpty, "\(piped.err)")
     }
 }
+
+extension NewcomerTests {
+    @Test func registerWithAnUnwritableHomeCreatesNoAccount() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let good = try User("alice", server: server.url)
+        let file = good.home + "/a-file"
+        try Data().write(to: URL(fileURLWithPath: file))
+        var bad = good
+        bad.extraEnvironment["NEXUS_HOME"] = file + "/x"
+        let failed = try bad.run(["register", good.email, "--password-stdin"], stdin: "password123\n")
+        #expect(failed.code == 6, "\(failed.err)")
+        #expect(failed.err.contains("nothing was sent"), "\(failed.err)")
+        // The account was never made, so the same register works with a good home.
+        let retried = try good.run(["register", good.email, "--password-stdin"], stdin: "password123\n")
+        #expect(retried.code == 0, "\(retried.err)")
+    }
+}

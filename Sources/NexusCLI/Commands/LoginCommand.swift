@@ -16,6 +16,7 @@ enum LoginCommand {
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let email = context.arguments[0]
         if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
+        try Accounts.checkWritable(context)
         let password = try Accounts.password(context, confirm: false)
         // The session may belong to another server; --server and $NEXUS_SERVER still win.
         context.session = try? context.profile.loadSession()

@@ -27,6 +27,7 @@ enum RegisterCommand {
             throw .usage("the password must be at least \(Limits.minPasswordLength) characters")
         }
         if password.unicodeScalars.contains("\u{0}") { throw .usage("the password must not contain NUL characters") }
+        try Accounts.checkWritable(context)
         let api = try context.api()
         let auth: AuthResponse
         do throws(APIError) {

@@ -107,3 +107,20 @@ extension NewcomerTests {
         #expect(retried.code == 0, "\(retried.err)")
     }
 }
+
+extension NewcomerTests {
+    @Test func accountHintsNameTheFixNotWhatWasJustRun() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let alice = try User("alice", server: server.url)
+        try alice.register(name: "Alice")
+        let wrong = try alice.run(["login", alice.email, "--password-stdin"], stdin: "not-the-password\n")
+        #expect(wrong.code == 4)
+        #expect(!wrong.err.contains("log in with"), "\(wrong.err)")
+        #expect(wrong.err.contains("hint: check the email and the password"), "\(wrong.err)")
+
+        let again = try alice.run(["--profile", "work", "register", alice.email, "--password-stdin"], stdin: "password123\n")
+        #expect(again.code == 1)
+        #expect(again.err.contains("hint: run `nexusctl --profile work login \(alice.email)`."), "\(again.err)")
+    }
+}

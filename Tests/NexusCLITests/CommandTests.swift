@@ -30,6 +30,12 @@ struct CommandTests {
         #expect(t.err == "error: unknown option '--folow' for 'tail'\nhint: did you mean --follow? See 'nexusctl tail --help'.\n")
     }
 
+    @Test func anUnknownGlobalOptionPointsAtTheOverview() {
+        let (code, t) = run(["--verbose", "whoami"])
+        #expect(code == ExitCode.usage.rawValue)
+        #expect(t.err == "error: unknown option '--verbose' for 'nexusctl'\nhint: see 'nexusctl --help'.\n")
+    }
+
     @Test func commandsNeedingASessionSayHowToLogIn() {
         let (code, t) = run(["convos"])
         #expect(code == ExitCode.auth.rawValue)

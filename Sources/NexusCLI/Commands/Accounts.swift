@@ -45,6 +45,17 @@ enum Accounts {
         unlink(probe)
     }
 
+    /// `nexusctl <words>` with the --profile and --server of this command line, so a hint
+    /// can be pasted as it is and reach the same account.
+    static func commandLine(_ context: CommandContext, _ words: String) -> String {
+        let flags = ["profile", "server"].compactMap { name in context.invocation.value(name).map { "--\(name) \(shellQuoted($0)) " } }
+        return "nexusctl " + flags.joined() + words
+    }
+
+    private static func shellQuoted(_ word: String) -> String {
+        word.allSatisfy { $0.isLetter || $0.isNumber || "-_.:/,@".contains($0) } ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
     static func save(_ auth: AuthResponse, _ context: CommandContext, verb: String) throws(CLIError) -> ExitCode {
         let address = try context.serverAddress()
         let servers = try context.serverAddresses().map(\.description).joined(separator: ",")

@@ -30,6 +30,11 @@ enum LoginCommand {
             throw CLIError(
                 .unavailable, "too many failed logins for \(email) or from this address; \(wait), then try again",
                 hint: "the server limits failed logins per account and per address; the wait ends by itself.")
+        } catch .server(401, let code, let message, _) where code != "token_expired" {
+            // Logging in again is what was just run: point at the two things that can be wrong.
+            throw CLIError(
+                .auth, message,
+                hint: "check the email and the password; a new account is made with `\(Accounts.commandLine(context, "register \(email)"))`.")
         } catch {
             throw context.failure(error)
         }

@@ -34,7 +34,7 @@ enum RegisterCommand {
             auth = try api.register(email: email, password: password, displayName: context.invocation.value("name"))
         } catch {
             if case .server(409, _, let message, _) = error {
-                throw CLIError(.failure, message, hint: "run `nexusctl login \(email)`.")
+                throw CLIError(.failure, message, hint: "run `\(Accounts.commandLine(context, "login \(email)"))`.")
             }
             throw context.failure(error)
         }

@@ -54,6 +54,14 @@ struct CommandTests {
         for c in ExitCode.allCases { #expect(t.out.contains(c.meaning)) }
     }
 
+    @Test func exitCodesInJSONAreNumbers() throws {
+        let (code, t) = run(["help", "exit-codes", "--json"])
+        #expect(code == 0)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(t.out.utf8)) as? [[String: Any]])
+        #expect(list.map { $0["code"] as? Int } == ExitCode.allCases.map { Int($0.rawValue) })
+        #expect(t.out.contains("\"code\":75,"))
+    }
+
     @Test func badProfileNameIsAUsageError() {
         let (code, t) = run(["--profile", "../x", "convos"])
         #expect(code == ExitCode.usage.rawValue)

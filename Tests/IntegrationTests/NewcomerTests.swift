@@ -124,3 +124,18 @@ extension NewcomerTests {
         #expect(again.err.contains("hint: run `nexusctl --profile work login \(alice.email)`."), "\(again.err)")
     }
 }
+
+extension NewcomerTests {
+    @Test func typingSaysWhatItDidUnlessQuiet() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let id = String(try alice.run(["new", bob.email, "--json"]).decode(OpenedJSON.self).conversation.id)
+        let said = try alice.run(["typing", id])
+        #expect(said.code == 0)
+        #expect(said.out.isEmpty)
+        #expect(said.err == "Told the others in conversation \(id) that you are typing (for about 5 s).\n", "\(said.err)")
+        let quiet = try alice.run(["-q", "typing", id])
+        #expect(quiet.code == 0 && quiet.out.isEmpty && quiet.err.isEmpty)
+    }
+}

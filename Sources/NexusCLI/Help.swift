@@ -110,7 +110,7 @@ public enum Manual {
             ("NO_COLOR", "when set, no colour"),
             ("XDG_CONFIG_HOME", "where the config file lives (default ~/.config)"),
         ] { out += ".TP\n.B \(name)\n" + roff(meaning) + "\n" }
-        out += ".SH FILES\n.TP\n.I $XDG_CONFIG_HOME/nexus/config\n" + roff("lines of key = value: profile = NAME, server = URL") + "\n"
+        out += ".SH FILES\n.TP\n.I $XDG_CONFIG_HOME/nexus/config\n" + roff("lines of key = value: profile = NAME, server = URL. The server is the last choice: --server, then $NEXUS_SERVER, then the server the profile logged in to, then this line, then http://127.0.0.1:8787") + "\n"
         out += ".TP\n.I $NEXUS_HOME/<profile>/\n" + roff("session.json (mode 0600), outbox.jsonl, the message cache and tail cursors") + "\n"
         out += ".SH SEE ALSO\n.BR nexusd (1)\n"
         return out

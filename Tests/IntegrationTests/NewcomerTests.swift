@@ -139,3 +139,37 @@ extension NewcomerTests {
         #expect(quiet.code == 0 && quiet.out.isEmpty && quiet.err.isEmpty)
     }
 }
+
+extension NewcomerTests {
+    /// One rule, first choice first: --server, $NEXUS_SERVER, the profile's saved server,
+    /// the config file's `server =`, the default. `whoami` shows the server it used.
+    @Test func serverPrecedenceIsOneRule() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let other = try TestServer()
+        defer { other.stop() }
+        var alice = try User("alice", server: server.url)
+        try alice.register(name: "Alice")
+        func serverLine(_ user: User, _ args: [String] = []) throws -> String? {
+            try user.run(args + ["whoami"]).lines.first { $0.hasPrefix("server:") }.map { String($0.dropFirst("server:".count)).trimmingCharacters(in: .whitespaces) }
+        }
+        // The config file's server loses to the profile's saved one.
+        let config = alice.home + "/no-config/nexus"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try "server = \(other.url)\n".write(toFile: config + "/config", atomically: true, encoding: .utf8)
+        alice.server = ""
+        #expect(try serverLine(alice) == server.url)
+        // $NEXUS_SERVER beats the profile's (another nexusd: the token is unknown there).
+        alice.server = other.url
+        let env = try alice.run(["whoami"])
+        #expect(env.code == 4, "the environment's server was asked: \(env.err)")
+        // --server beats $NEXUS_SERVER, and whoami prints the server it was given.
+        #expect(try serverLine(alice, ["--server", server.url]) == server.url)
+        alice.server = server.url
+        let given = try alice.run(["--server", "http://127.0.0.1:9", "whoami"])
+        #expect(given.lines.contains("server:  http://127.0.0.1:9"), "\(given.out)\(given.err)")
+        // --help states the same order.
+        let help = try alice.run(["--help"]).out
+        #expect(help.contains("default: $NEXUS_SERVER, else the server the profile logged in to, else the config file's"))
+    }
+}

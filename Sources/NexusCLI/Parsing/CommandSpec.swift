@@ -86,7 +86,7 @@ public struct CommandSpec: Sendable {
 /// The options every command accepts.
 public enum GlobalOptions {
     public static let all: [OptionSpec] = [
-        OptionSpec("server", .value(placeholder: "URL"), help: "nexusd to talk to; replicas as URL,URL,… tried in turn (default: the profile's, $NEXUS_SERVER, or http://127.0.0.1:8787)"),
+        OptionSpec("server", .value(placeholder: "URL"), help: "nexusd to talk to; replicas as URL,URL,… tried in turn (default: $NEXUS_SERVER, else the server the profile logged in to, else the config file's `server =`, else http://127.0.0.1:8787)"),
         OptionSpec("profile", .value(placeholder: "NAME"), help: "account profile to use (default: $NEXUS_PROFILE or 'default')"),
         OptionSpec("json", help: "print JSON on stdout: one document, or one object a line for streams"),
         OptionSpec("fields", .value(placeholder: "A,B"), help: "with JSON, keep only these fields of each item (implies --json)"),

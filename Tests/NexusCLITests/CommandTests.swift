@@ -62,6 +62,16 @@ struct CommandTests {
         #expect(t.out.contains("\"code\":75,"))
     }
 
+    @Test func completionFollowsAProfileTypedOnTheLine() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-complete-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try Profile(name: "work", home: home).ensureDirectory()
+        try Profile(name: "work", home: home).rememberDirect(email: "bob@example.com", conversationId: 7)
+        #expect(!run(["__complete", "send", ""], home: home).1.out.contains("bob@example.com"))
+        #expect(run(["__complete", "--profile", "work", "send", ""], home: home).1.out.contains("bob@example.com"))
+        #expect(run(["__complete", "--profile=work", "send", "b"], home: home).1.out == "bob@example.com\n")
+    }
+
     @Test func badProfileNameIsAUsageError() {
         let (code, t) = run(["--profile", "../x", "convos"])
         #expect(code == ExitCode.usage.rawValue)

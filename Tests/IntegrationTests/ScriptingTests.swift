@@ -37,7 +37,7 @@ struct ScriptingTests {
         add(["history", "C"], [.normal: 0, .noSession: 4, .revoked: 4, .serverDown: 0, .serverError: 5, .unreadableSession: 6])
         add(["history", "C", "--before", "id:1"], [.serverDown: 75])
         add(["history", "99999"], [.normal: 3])
-        add(["queue"], [.normal: 0, .noSession: 4, .serverDown: 0, .unreadableSession: 6])
+        add(["queue"], [.normal: 0, .noSession: 0, .serverDown: 0, .unreadableSession: 0])
         add(["queue", "flush"], [.normal: 0, .noSession: 4, .serverDown: 0, .unreadableSession: 6])
         add(["retry", "L"], [.normal: 0, .noSession: 4, .revoked: 4, .unreadableSession: 6])
         add(["retry", "no-such-local-id"], [.normal: 3])

@@ -154,6 +154,8 @@ struct ScriptingTests {
         #expect(Set(first.keys) == ["id", "title"])
         #expect(first["title"] as? String == "Bob")
         #expect(convos["offline"] as? Bool == false)
+        // Beside the items, nested data nobody asked for goes (issue 15).
+        #expect(Set(convos.keys) == ["conversations", "offline"], "\(convos.keys)")
 
         let unknown = try alice.run(["users", "--fields", "email,phone"])
         #expect(unknown.code == 2)

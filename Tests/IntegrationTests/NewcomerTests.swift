@@ -173,3 +173,25 @@ extension NewcomerTests {
         #expect(help.contains("default: $NEXUS_SERVER, else the server the profile logged in to, else the config file's"))
     }
 }
+
+extension NewcomerTests {
+    /// Reusing a direct conversation takes no id: the next conversation gets the next one.
+    @Test func aReusedDirectConversationLeavesNoGapInIds() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let carol = try User("carol", server: server.url)
+        try carol.register(name: "Carol")
+        func open(_ user: User, _ emails: [String]) throws -> Int64 {
+            let r = try user.run(["new"] + emails + ["--json"])
+            #expect(r.code == 0, "\(r.err)")
+            return try r.decode(OpenedJSON.self).conversation.id
+        }
+        let first = try open(alice, [bob.email])
+        #expect(try open(alice, [bob.email]) == first)
+        #expect(try open(bob, [alice.email]) == first)
+        #expect(try open(alice, [bob.email]) == first)
+        #expect(try open(alice, [carol.email]) == first + 1, "the reuses took ids")
+        #expect(try open(bob, [alice.email, carol.email]) == first + 2)
+    }
+}

@@ -72,6 +72,14 @@ struct CommandTests {
         #expect(run(["__complete", "--profile=work", "send", "b"], home: home).1.out == "bob@example.com\n")
     }
 
+    @Test func theManPageFillsItsParagraphs() {
+        let page = Manual.manPage()
+        #expect(!page.contains("\n.br\n"), "no forced line breaks: man fills lines to the reader's width")
+        // A sentence that spans two source lines of `queue flush`'s details is one line of roff.
+        #expect(page.contains("holds back the later messages of its conversation"))
+        #expect(page.hasSuffix(".SH SEE ALSO\n.BR nexusd (1)\n"))
+    }
+
     @Test func badProfileNameIsAUsageError() {
         let (code, t) = run(["--profile", "../x", "convos"])
         #expect(code == ExitCode.usage.rawValue)

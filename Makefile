@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build test demo bench fuzz fuzz-api soak install completions docs clean
+.PHONY: all build test test-deps demo bench fuzz fuzz-api soak install completions docs clean
 
 all: build
 
@@ -18,11 +18,16 @@ build:
 # suite (and the replica tests) and nexusd's in-process tests again on a throwaway
 # PostgreSQL cluster (one test at a time there: each has its own database, and on a
 # small machine parallel ones wait past the 5 s database deadline).
-test: build
+# First the programs it needs beyond Swift (Tests/scripts/test-deps.sh): installed when
+# running as root with apt-get, else named with the command to run.
+test: test-deps build
 	$(SWIFT) test
 	$(SWIFT) test $(SERVER)
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test --skip-build --filter IntegrationTests
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test $(SERVER) --skip-build --no-parallel
+
+test-deps:
+	bash Tests/scripts/test-deps.sh
 
 demo: build
 	bash Tests/scripts/demo.sh

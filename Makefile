@@ -57,9 +57,13 @@ completions:
 	$(SWIFT) build
 	for shell in bash zsh fish; do .build/debug/nexusctl completion $$shell > completions/nexusctl.$$shell; done
 
+# nexusctl's pages come from its command table; nexusd(1) from nexusd's own argument
+# declarations (the ones `nexusd --help` shows).
 docs:
 	$(SWIFT) build
 	.build/debug/nexusctl __generate-docs docs
+	$(SWIFT) build $(SERVER) --product nexusd
+	Server/.build/debug/nexusd --generate-manual > docs/nexusd.1
 
 install:
 	$(SWIFT) build -c release
@@ -69,6 +73,7 @@ install:
 	install -m 755 .build/release/nexusctl Server/.build/release/nexusd $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/nexusctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/nexusctl.1
+	install -m 644 docs/nexusd.1 $(DESTDIR)$(PREFIX)/share/man/man1/nexusd.1
 	install -m 644 completions/nexusctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nexusctl
 	install -m 644 completions/nexusctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nexusctl
 	install -m 644 completions/nexusctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/nexusctl.fish

@@ -195,3 +195,24 @@ extension NewcomerTests {
         #expect(try open(bob, [alice.email, carol.email]) == first + 2)
     }
 }
+
+extension NewcomerTests {
+    /// nexusd(1), which nexusctl(1) refers to, is made from nexusd's declarations by
+    /// `make docs`; the committed copy must not fall behind.
+    @Test func theNexusdManPageMatchesTheBinary() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusd)
+        process.arguments = ["--generate-manual"]
+        let generated = try runToEnd(process)
+        #expect(generated.code == 0)
+        let committed = try String(contentsOfFile: Binaries.root + "/docs/nexusd.1", encoding: .utf8)
+        #expect(generated.out == committed, "run `make docs`")
+        #expect(committed.contains(".B \\-\\-log\\-level <log\\-level>"))
+        // --help's own paragraphs are not broken mid-sentence by the source's line breaks.
+        let help = Process()
+        help.executableURL = URL(fileURLWithPath: Binaries.nexusd)
+        help.arguments = ["--help"]
+        let text = try runToEnd(help).out
+        #expect(text.contains("It prints \"nexusd listening on http://HOST:PORT\" on stdout once it accepts\nconnections"), "\(text)")
+    }
+}

@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build openssl test test-nginx tls-audit demo bench fuzz fuzz-api soak install completions docs clean
+.PHONY: all build openssl test test-deps test-nginx tls-audit demo bench fuzz fuzz-api soak install completions docs clean
 
 all: build
 
@@ -31,7 +31,9 @@ build: openssl
 # suite (and the replica tests) and nexusd's in-process tests again on a throwaway
 # PostgreSQL cluster (one test at a time there: each has its own database, and on a
 # small machine parallel ones wait past the 5 s database deadline).
-test: build
+# First the programs it needs beyond Swift (Tests/scripts/test-deps.sh): installed when
+# running as root with apt-get, else named with the command to run.
+test: test-deps build
 	$(SWIFT) test
 	$(SWIFT) test $(SERVER)
 	bash Tests/scripts/with-postgres.sh $(SWIFT) test --skip-build --filter IntegrationTests
@@ -43,6 +45,9 @@ test: build
 # https://, tail -f whole while a replica is killed. About 30 s.
 test-nginx: build
 	bash Tests/scripts/with-postgres.sh bash Tests/scripts/nginx-replicas.sh
+
+test-deps:
+	bash Tests/scripts/test-deps.sh
 
 demo: build
 	bash Tests/scripts/demo.sh
@@ -78,9 +83,13 @@ completions:
 	$(SWIFT) build
 	for shell in bash zsh fish; do .build/debug/nexusctl completion $$shell > completions/nexusctl.$$shell; done
 
+# nexusctl's pages come from its command table; nexusd(1) from nexusd's own argument
+# declarations (the ones `nexusd --help` shows).
 docs:
 	$(SWIFT) build
 	.build/debug/nexusctl __generate-docs docs
+	$(SWIFT) build $(SERVER) --product nexusd
+	Server/.build/debug/nexusd --generate-manual > docs/nexusd.1
 
 install:
 	$(SWIFT) build -c release
@@ -90,6 +99,7 @@ install:
 	install -m 755 .build/release/nexusctl Server/.build/release/nexusd $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/nexusctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/nexusctl.1
+	install -m 644 docs/nexusd.1 $(DESTDIR)$(PREFIX)/share/man/man1/nexusd.1
 	install -m 644 completions/nexusctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nexusctl
 	install -m 644 completions/nexusctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_nexusctl
 	install -m 644 completions/nexusctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/nexusctl.fish

@@ -25,6 +25,9 @@ public final class CommandContext {
 
     /// --server, else $NEXUS_SERVER, else the profile's own server (from its login), else
     /// the config file's, else the default. Each may list several replicas, comma-separated.
+    /// The profile's server beats the config file's because the account lives there: the
+    /// config's `server =` is where a new profile logs in. --help, the man page and the
+    /// README state this order, and NewcomerTests checks it.
     public func serverAddresses() throws(CLIError) -> [ServerAddress] {
         let urls = invocation.value("server") ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
             ?? session?.server ?? config.server ?? ServerAddress.defaultURL

@@ -19,6 +19,9 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// or a secret would have gone over plain http:// to a host that is not loopback. For
     /// `send` and `queue flush`, the messages stay queued until that is fixed.
     case tls = 7
+    /// Standard output could not be written (a full disk): the command's work is done,
+    /// but its report is lost. A closed pipe is not this: it ends quietly, as cat does.
+    case output = 74
     /// The server could not be reached. For `send` and `queue flush`, the messages are
     /// safely queued and will be delivered later.
     case unavailable = 75
@@ -33,6 +36,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .server: return "server error: nexusd failed or answered something unexpected"
         case .store: return "local store error: a file under $NEXUS_HOME could not be read or written (for queue flush: the outbox holds damaged records; see `nexusctl queue repair`)"
         case .tls: return "no secure connection: the server's certificate was refused (unknown issuer, expired, wrong host name), the TLS handshake failed, or plain http:// to a host that is not loopback was refused; nothing was sent in the clear (for send: the message stays queued)"
+        case .output: return "standard output could not be written (a full disk, an I/O error): what the command did is done, only its output was lost"
         case .unavailable: return "server unreachable, or it asked to wait (429): try again later (for send: the message is queued)"
         }
     }

@@ -95,7 +95,7 @@ public enum Manual {
         for (path, spec) in all() {
             for line in Help.synopsis(path, spec) { out += ".TP\n.B " + roff(line) + "\n" }
             out += roff(spec.summary) + ".\n"
-            if !spec.details.isEmpty { out += ".IP\n" + roff(spec.details).replacingNewlines(with: "\n.br\n") + "\n" }
+            if !spec.details.isEmpty { out += ".IP\n" + paragraphs(spec.details) + "\n" }
             for o in spec.options { out += ".IP\n\\fB" + roff(Help.label(o).trimmingSpaces()) + "\\fR: " + roff(o.help) + "\n" }
         }
         out += ".SH GLOBAL OPTIONS\n"
@@ -110,10 +110,20 @@ public enum Manual {
             ("NO_COLOR", "when set, no colour"),
             ("XDG_CONFIG_HOME", "where the config file lives (default ~/.config)"),
         ] { out += ".TP\n.B \(name)\n" + roff(meaning) + "\n" }
-        out += ".SH FILES\n.TP\n.I $XDG_CONFIG_HOME/nexus/config\n" + roff("lines of key = value: profile = NAME, server = URL") + "\n"
+        out += ".SH FILES\n.TP\n.I $XDG_CONFIG_HOME/nexus/config\n" + roff("lines of key = value: profile = NAME, server = URL. The server is the last choice: --server, then $NEXUS_SERVER, then the server the profile logged in to, then this line, then http://127.0.0.1:8787") + "\n"
         out += ".TP\n.I $NEXUS_HOME/<profile>/\n" + roff("session.json (mode 0600), outbox.jsonl, the message cache and tail cursors") + "\n"
         out += ".SH SEE ALSO\n.BR nexusd (1)\n"
         return out
+    }
+
+    /// Details as roff paragraphs: the line breaks of the source are only wrapping (man
+    /// fills lines to the reader's width), and a blank line starts a new paragraph.
+    static func paragraphs(_ text: String) -> String {
+        var paragraphs: [[String]] = [[]]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map({ String($0).trimmingSpaces() }) {
+            if line.isEmpty { paragraphs.append([]) } else { paragraphs[paragraphs.count - 1].append(line) }
+        }
+        return paragraphs.filter { !$0.isEmpty }.map { roff($0.joined(separator: " ")) }.joined(separator: "\n.IP\n")
     }
 
     /// Text made safe for roff: backslashes, hyphens, and lines that start with a dot or quote.

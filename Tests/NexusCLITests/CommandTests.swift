@@ -30,6 +30,12 @@ struct CommandTests {
         #expect(t.err == "error: unknown option '--folow' for 'tail'\nhint: did you mean --follow? See 'nexusctl tail --help'.\n")
     }
 
+    @Test func anUnknownGlobalOptionPointsAtTheOverview() {
+        let (code, t) = run(["--verbose", "whoami"])
+        #expect(code == ExitCode.usage.rawValue)
+        #expect(t.err == "error: unknown option '--verbose' for 'nexusctl'\nhint: see 'nexusctl --help'.\n")
+    }
+
     @Test func commandsNeedingASessionSayHowToLogIn() {
         let (code, t) = run(["convos"])
         #expect(code == ExitCode.auth.rawValue)
@@ -46,6 +52,32 @@ struct CommandTests {
         let (code, t) = run(["help", "exit-codes"])
         #expect(code == 0)
         for c in ExitCode.allCases { #expect(t.out.contains(c.meaning)) }
+    }
+
+    @Test func exitCodesInJSONAreNumbers() throws {
+        let (code, t) = run(["help", "exit-codes", "--json"])
+        #expect(code == 0)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(t.out.utf8)) as? [[String: Any]])
+        #expect(list.map { $0["code"] as? Int } == ExitCode.allCases.map { Int($0.rawValue) })
+        #expect(t.out.contains("\"code\":75,"))
+    }
+
+    @Test func completionFollowsAProfileTypedOnTheLine() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-complete-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try Profile(name: "work", home: home).ensureDirectory()
+        try Profile(name: "work", home: home).rememberDirect(email: "bob@example.com", conversationId: 7)
+        #expect(!run(["__complete", "send", ""], home: home).1.out.contains("bob@example.com"))
+        #expect(run(["__complete", "--profile", "work", "send", ""], home: home).1.out.contains("bob@example.com"))
+        #expect(run(["__complete", "--profile=work", "send", "b"], home: home).1.out == "bob@example.com\n")
+    }
+
+    @Test func theManPageFillsItsParagraphs() {
+        let page = Manual.manPage()
+        #expect(!page.contains("\n.br\n"), "no forced line breaks: man fills lines to the reader's width")
+        // A sentence that spans two source lines of `queue flush`'s details is one line of roff.
+        #expect(page.contains("holds back the later messages of its conversation"))
+        #expect(page.hasSuffix(".SH SEE ALSO\n.BR nexusd (1)\n"))
     }
 
     @Test func badProfileNameIsAUsageError() {

@@ -11,15 +11,18 @@ struct Nexusd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nexusd",
         abstract: "The Nexus sync server.",
+        // One line a paragraph: the help (and the man page made from it) wraps to the
+        // reader's width, so a break here would leave short lines there.
         discussion: """
-            Serves the /v1 HTTP API that nexusctl syncs with, on an embedded SQLite database,
+            Serves the /v1 HTTP API that nexusctl syncs with, on an embedded SQLite database, \
             or as one of several replicas on a PostgreSQL database (--db postgres://…).
-            It prints "nexusd listening on http://HOST:PORT" on stdout once it accepts connections,
-            logs to stderr, and stops gracefully on SIGTERM or SIGINT.
 
-            With --tls-cert and --tls-key it serves HTTPS itself (TLS 1.2 or newer), and prints
-            https:// instead. SIGHUP reads both files again (a certbot renewal): new connections
-            get the new certificate, open ones (held long polls) stay up, and a pair that does not
+            It prints "nexusd listening on http://HOST:PORT" on stdout once it accepts \
+            connections, logs to stderr, and stops gracefully on SIGTERM or SIGINT.
+
+            With --tls-cert and --tls-key it serves HTTPS itself (TLS 1.2 or newer), and prints \
+            https:// instead. SIGHUP reads both files again (a certbot renewal): new connections \
+            get the new certificate, open ones (held long polls) stay up, and a pair that does not \
             load is refused with a log line while the old one stays in use. Plain HTTP is the default.
             """,
         version: "0.1.0")
@@ -84,6 +87,11 @@ struct Nexusd: AsyncParsableCommand {
         // Run Swift concurrency on NIO's event loop threads: a request then stays on one
         // thread instead of hopping between NIO's and the concurrency pool's.
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        // `make docs`: the man page, from the same declarations as --help.
+        if Array(CommandLine.arguments.dropFirst()) == ["--generate-manual"] {
+            print(manual(), terminator: "")
+            return
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NexusCore
 
 /// What register and login share: reading the password and saving the session.
@@ -25,6 +28,32 @@ enum Accounts {
             }
         }
         return password
+    }
+
+    /// Fails before anything is sent when the profile's folder can't be written: an
+    /// account made on the server whose session can't be saved is made half-way, and a
+    /// retry would meet "already exists".
+    static func checkWritable(_ context: CommandContext) throws(CLIError) {
+        let probe = context.profile.directory + "/.write-check"
+        do {
+            try context.profile.ensureDirectory()
+            try FileSystem.writeAtomically(probe, [], durable: false)
+        } catch {
+            throw CLIError(.store, "can't save a session in profile '\(context.profile.name)': \(error)",
+                           hint: "nothing was sent; make $NEXUS_HOME (\(Profile.home(environment: context.environment))) writable, or point it elsewhere.")
+        }
+        unlink(probe)
+    }
+
+    /// `nexusctl <words>` with the --profile and --server of this command line, so a hint
+    /// can be pasted as it is and reach the same account.
+    static func commandLine(_ context: CommandContext, _ words: String) -> String {
+        let flags = ["profile", "server"].compactMap { name in context.invocation.value(name).map { "--\(name) \(shellQuoted($0)) " } }
+        return "nexusctl " + flags.joined() + words
+    }
+
+    private static func shellQuoted(_ word: String) -> String {
+        word.allSatisfy { $0.isLetter || $0.isNumber || "-_.:/,@".contains($0) } ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     static func save(_ auth: AuthResponse, _ context: CommandContext, verb: String) throws(CLIError) -> ExitCode {

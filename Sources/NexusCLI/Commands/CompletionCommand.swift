@@ -64,13 +64,17 @@ public enum Completion {
         var level = CommandTable.all
         var positionals = 0
         var expectsValueFor: OptionSpec?
+        // A --profile typed on the line chooses where names come from, as it will for the command.
+        var profileTyped: String?
         for word in words.dropLast() {
-            if expectsValueFor != nil {
+            if let option = expectsValueFor {
+                if option.name == "profile" { profileTyped = word }
                 expectsValueFor = nil
                 continue
             }
             if word.hasPrefix("-") {
                 let name = String(String.UnicodeScalarView(word.unicodeScalars.drop { $0 == "-" }.prefix { $0 != "=" }))
+                if name == "profile", let eq = word.firstIndex(of: "=") { profileTyped = String(word[word.index(after: eq)...]) }
                 let options = (spec?.options ?? []) + GlobalOptions.all
                 if !word.unicodeScalars.contains("="), let option = options.first(where: { $0.name == name || (word.count == 2 && $0.short == word.last) }),
                    option.takesValue
@@ -87,6 +91,10 @@ public enum Completion {
             positionals += 1
         }
 
+        var profile = profile
+        if let profileTyped, Profile.problem(withName: profileTyped) == nil {
+            profile = Profile(name: profileTyped, home: String(profile.directory.dropLast(profile.name.count + 1)))
+        }
         var out: [String]
         if let option = expectsValueFor {
             out = values(for: option, spec: spec, profile: profile)

@@ -11,7 +11,7 @@ enum HelpCommand {
         let words = context.arguments
         if words == ["exit-codes"] {
             if context.output.json {
-                context.output.document(ExitCode.allCases.map { ["code": String($0.rawValue), "meaning": $0.meaning] })
+                context.output.document(ExitCode.allCases.map { ExitCodeView(code: $0.rawValue, meaning: $0.meaning) })
             } else {
                 context.output.table(ExitCode.allCases.map { ["\($0.rawValue)", "\($0.meaning)"] }, header: ["CODE", "MEANING"])
             }
@@ -36,6 +36,12 @@ enum HelpCommand {
             context.terminal.writeOut(Help.command(words, found!))
         }
         return .ok
+    }
+
+    /// An exit code as `help exit-codes --json` prints it: the code a number, as `$?` is.
+    struct ExitCodeView: Encodable {
+        var code: Int32
+        var meaning: String
     }
 
     /// A command's declaration as JSON, for tools that build on nexusctl.

@@ -16,6 +16,7 @@ enum LoginCommand {
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let email = context.arguments[0]
         if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
+        try Accounts.checkWritable(context)
         let password = try Accounts.password(context, confirm: false)
         // The session may belong to another server; --server and $NEXUS_SERVER still win.
         context.session = try? context.profile.loadSession()
@@ -29,6 +30,11 @@ enum LoginCommand {
             throw CLIError(
                 .unavailable, "too many failed logins for \(email) or from this address; \(wait), then try again",
                 hint: "the server limits failed logins per account and per address; the wait ends by itself.")
+        } catch .server(401, let code, let message, _) where code != "token_expired" {
+            // Logging in again is what was just run: point at the two things that can be wrong.
+            throw CLIError(
+                .auth, message,
+                hint: "check the email and the password; a new account is made with `\(Accounts.commandLine(context, "register \(email)"))`.")
         } catch {
             throw context.failure(error)
         }

@@ -4,10 +4,14 @@ enum QueueCommand {
     static let spec = CommandSpec(
         name: "queue", summary: "List the outbox: messages queued, being sent, or failed",
         usage: ["[list]", "flush [--now]", "repair [--drop]"],
-        details: "Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.",
+        details: """
+            Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.
+            Listing needs no login: the outbox is a file of the profile. A failed message shows "-" as its next
+            attempt: it is not retried until `nexusctl retry`.
+            """,
         subcommands: [
             CommandSpec(
-                name: "list", summary: "List messages waiting in the outbox or failed", requirements: [.session],
+                name: "list", summary: "List messages waiting in the outbox or failed",
                 jsonFields: entryFields, run: list),
             CommandSpec(
                 name: "flush", summary: "Send every queued message that is due, oldest first",
@@ -29,7 +33,6 @@ enum QueueCommand {
                 run: flush),
             QueueRepair.spec,
         ],
-        requirements: [.session],
         jsonFields: entryFields,
         run: list)
 
@@ -50,7 +53,8 @@ enum QueueCommand {
             let now = Timestamp.now()
             context.output.table(
                 entries.map { e in
-                    let next = e.nextAttemptAt.map { $0 > now ? "in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" : "now" } ?? "now"
+                    let next = e.status == .failed ? "-"
+                        : e.nextAttemptAt.map { $0 > now ? "in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" : "now" } ?? "now"
                     let error: TerminalText = e.lastError.map { "  (\($0))" } ?? ""
                     return ["\(e.localId)", "\(e.conversationId.map(String.init) ?? e.to ?? "?")", "\(e.status.rawValue)", "\(e.attempts)",
                             "\(next)", preview(e.text, limit: 40) + error]

@@ -27,13 +27,14 @@ enum RegisterCommand {
             throw .usage("the password must be at least \(Limits.minPasswordLength) characters")
         }
         if password.unicodeScalars.contains("\u{0}") { throw .usage("the password must not contain NUL characters") }
+        try Accounts.checkWritable(context)
         let api = try context.api()
         let auth: AuthResponse
         do throws(APIError) {
             auth = try api.register(email: email, password: password, displayName: context.invocation.value("name"))
         } catch {
             if case .server(409, _, let message, _) = error {
-                throw CLIError(.failure, message, hint: "run `nexusctl login \(email)`.")
+                throw CLIError(.failure, message, hint: "run `\(Accounts.commandLine(context, "login \(email)"))`.")
             }
             throw context.failure(error)
         }

@@ -3,7 +3,10 @@ import NexusCore
 enum WhoamiCommand {
     static let spec = CommandSpec(
         name: "whoami", summary: "Show the logged-in account, profile and server",
-        details: "Checks the session with the server; when the server can't be reached it answers from the saved session and says so.",
+        details: """
+            Checks the session with the server; when the server can't be reached it answers from the saved session and says so.
+            The server shown is the one this command used: --server, else $NEXUS_SERVER, else the profile's own.
+            """,
         requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["user", "profile", "server", "offline"],
         run: run)
@@ -13,6 +16,8 @@ enum WhoamiCommand {
         var user = session.user
         var offline = false
         let api = try context.api()
+        // The server this command used (--server and $NEXUS_SERVER win over the saved one).
+        let server = try context.serverAddresses().map(\.description).joined(separator: ",")
         do throws(APIError) {
             user = try api.me()
         } catch {
@@ -21,11 +26,11 @@ enum WhoamiCommand {
             context.output.warn("offline: \(error); showing the saved session")
         }
         if context.output.json {
-            context.output.document(AccountView(user: user, profile: context.profile.name, server: session.server, offline: offline))
+            context.output.document(AccountView(user: user, profile: context.profile.name, server: server, offline: offline))
         } else {
             context.output.line("\(user.displayName) <\(user.email)>")
             context.output.line("profile: \(context.profile.name)")
-            context.output.line("server:  \(session.server)")
+            context.output.line("server:  \(server)")
         }
         return .ok
     }

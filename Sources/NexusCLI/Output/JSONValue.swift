@@ -56,9 +56,18 @@ indirect enum JSONValue: Codable, Equatable {
         }
     }
 
-    /// Applies `selecting` to the list under `key` of an object, leaving its other keys.
+    /// Applies `selecting` to the list under `key` of an object. Of its other keys, the
+    /// plain values that describe the answer stay (`offline`, `hasMore`, `next`: a script
+    /// must still tell a cached answer, and page on); nested lists and objects beside the
+    /// list (convos' `users`) go, since nobody asked for them.
     func selecting(_ fields: Set<String>, inside key: String) -> JSONValue {
         guard case .object(var o) = self, let list = o[key] else { return selecting(fields) }
+        o = o.filter { entry in
+            switch entry.value {
+            case .array, .object: return false
+            default: return true
+            }
+        }
         o[key] = list.selecting(fields)
         return .object(o)
     }

@@ -35,6 +35,15 @@ public final class SystemTerminal: Terminal {
                 if errno == EINTR { continue }
                 // A closed pipe (`nexusctl tail -f | head`): stop quietly, as cat does.
                 if errno == EPIPE { exit(0) }
+                // Any other failure (a full disk, an I/O error) loses the command's report, so
+                // a script must not read success: say so, and exit with the documented code.
+                // What the command did (a message sent or queued) stays done.
+                if fd == 1 {
+                    let why = String(cString: strerror(errno))
+                    write(2, "error: could not write to standard output: \(why)\n"
+                        + "hint: what the command did is done (a message sent or queued stays so); only its output was lost.\n")
+                    exit(ExitCode.output.rawValue)
+                }
                 return
             }
             done += n

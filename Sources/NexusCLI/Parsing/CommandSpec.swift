@@ -86,12 +86,12 @@ public struct CommandSpec: Sendable {
 /// The options every command accepts.
 public enum GlobalOptions {
     public static let all: [OptionSpec] = [
-        OptionSpec("server", .value(placeholder: "URL"), help: "nexusd to talk to; replicas as URL,URL,… tried in turn (default: the profile's, $NEXUS_SERVER, or http://127.0.0.1:8787)"),
+        OptionSpec("server", .value(placeholder: "URL"), help: "nexusd to talk to; replicas as URL,URL,… tried in turn (default: $NEXUS_SERVER, else the server the profile logged in to, else the config file's `server =`, else http://127.0.0.1:8787)"),
         OptionSpec("cacert", .value(placeholder: "FILE"), help: "trust the CA certificates in this PEM file for https:// instead of the system's (also $NEXUS_CACERT, or `cacert =` in the config)"),
         OptionSpec("allow-plain-http", help: "let a password or token go over plain http:// to a host that is not loopback (a private link; also `allow-plain-http = yes` in the config)"),
         OptionSpec("profile", .value(placeholder: "NAME"), help: "account profile to use (default: $NEXUS_PROFILE or 'default')"),
         OptionSpec("json", help: "print JSON on stdout: one document, or one object a line for streams"),
-        OptionSpec("fields", .value(placeholder: "A,B"), help: "with JSON, keep only these fields of each item (implies --json)"),
+        OptionSpec("fields", .value(placeholder: "A,B"), help: "with JSON, keep only these fields of each item, each whole (implies --json; see docs/json.md)"),
         OptionSpec("quiet", short: "q", help: "print nothing but errors and requested data"),
         OptionSpec("color", help: "colour text output (default: on a terminal unless $NO_COLOR is set; --no-color turns it off)"),
         OptionSpec("help", short: "h", help: "show help for the command"),

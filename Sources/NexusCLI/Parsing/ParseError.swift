@@ -40,14 +40,19 @@ public enum ParseError: Error, Equatable, Sendable {
         case .unknownCommand:
             return "see 'nexusctl --help' for the commands."
         case .unknownOption(_, let command, let suggestion?):
-            return "did you mean --\(suggestion)? See 'nexusctl \(command) --help'."
+            return "did you mean --\(suggestion)? See '\(Self.help(command))'."
         case .unknownOption(_, let command, nil), .ambiguousOption(_, let command, _), .missingValue(_, let command),
              .unexpectedValue(_, let command):
-            return "see 'nexusctl \(command) --help'."
+            return "see '\(Self.help(command))'."
         case .missingArgument(let command, let usage), .tooManyArguments(let command, _, let usage):
-            return "usage: nexusctl \(command) \(usage)"
+            return "usage: \(command == "nexusctl" ? "nexusctl" : "nexusctl " + command) \(usage)"
         case .passwordInArguments:
             return "leave it out to be asked without echo, or pipe it in with --password-stdin."
         }
+    }
+
+    /// The help command for `command`, which is "nexusctl" itself before any command word.
+    private static func help(_ command: String) -> String {
+        command == "nexusctl" ? "nexusctl --help" : "nexusctl \(command) --help"
     }
 }

@@ -30,7 +30,10 @@ extension Sending {
                         report.authRefused = true
                         break
                     }
-                    refused[to] = ("\(DeliveryText.other) (\(error))", error.status == 404)
+                    // Trying again can't help a recipient who does not exist: say so instead.
+                    refused[to] = error.status == 404
+                        ? ("Message failed to send: no user \(to) exists on this server.", true)
+                        : ("\(DeliveryText.other) (\(error))", false)
                 }
             }
             if let id = known[to] {

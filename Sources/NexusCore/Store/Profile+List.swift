@@ -3,8 +3,10 @@ extension Profile {
     public struct Summary: Sendable {
         public var profile: Profile
         public var session: Session?
-        /// Messages in its outbox not yet sent.
+        /// Messages in its outbox waiting to be sent (queued or being sent).
         public var queued: Int
+        /// Messages in its outbox that failed and wait for `retry`.
+        public var failed: Int
     }
 
     /// The profiles under `home` that hold something: a session, or an outbox. Folders
@@ -13,9 +15,10 @@ extension Profile {
         FileSystem.list(home, directoriesOnly: true).filter { problem(withName: $0) == nil }.compactMap { name in
             let profile = Profile(name: name, home: home)
             let session = try? profile.loadSession()
-            let queued = (try? Outbox(profile: profile).entries().filter { $0.status != .sent }.count) ?? 0
-            guard session != nil || queued > 0 || FileSystem.exists(profile.outbox.path) else { return nil }
-            return Summary(profile: profile, session: session, queued: queued)
+            let unsent = (try? Outbox(profile: profile).entries().filter { $0.status != .sent }) ?? []
+            let failed = unsent.filter { $0.status == .failed }.count
+            guard session != nil || !unsent.isEmpty || FileSystem.exists(profile.outbox.path) else { return nil }
+            return Summary(profile: profile, session: session, queued: unsent.count - failed, failed: failed)
         }
     }
 }

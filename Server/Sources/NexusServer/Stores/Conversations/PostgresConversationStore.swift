@@ -8,6 +8,11 @@ struct PostgresConversationStore: ConversationStore {
         let key = ConversationRows.directKey(a, b)
         let now = Timestamp.now().milliseconds
         return try await db.transaction { [db] c in
+            // Look first: INSERT … ON CONFLICT takes an id from the sequence even when it
+            // inserts nothing, and a reused conversation must leave no gap in the ids people
+            // see. Only two first opens of the same pair at once can still use one up.
+            let found = try await c.query("SELECT id FROM conversations WHERE direct_key = \(key)", logger: db.logger).collect()
+            if let id = try found.first?.decode(Int64.self) { return (id, false) }
             // A racing create of the same pair waits here for the other to commit, then inserts nothing.
             let inserted = try await c.query(
                 """

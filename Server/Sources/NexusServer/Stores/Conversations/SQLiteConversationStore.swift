@@ -8,6 +8,10 @@ struct SQLiteConversationStore: ConversationStore {
         let key = ConversationRows.directKey(a, b)
         let now = Int(Timestamp.now().milliseconds)
         return try await db.writer.perform(multiStatement: true) { db in
+            // Look first: an insert that meets the conflict may still use up an id, and a
+            // reused conversation must leave no gap in the ids people see.
+            let found = try await db.query("SELECT id FROM conversations WHERE direct_key = ?", [.text(key)])
+            if let id = found.first?.column("id")?.integer { return (Int64(id), false) }
             let inserted = try await db.query(
                 """
                 INSERT INTO conversations (kind, direct_key, created_at, updated_at) VALUES ('direct', ?, ?, ?)

@@ -100,5 +100,18 @@ enum SQLiteSchema {
         [
             "DROP TRIGGER IF EXISTS message_inserted",
         ],
+        // ...and back in the trigger: written from Swift, a send's group commit took five
+        // trips to SQLite's thread (BEGIN, messages, events, heads, COMMIT) instead of one
+        // self-committing INSERT, and nexusd spent ~1.5x the CPU per message (`make bench`,
+        // 2026-11-23). On SQLite the trigger is the one home; PostgreSQL writes them in Swift.
+        [
+            """
+            CREATE TRIGGER message_inserted AFTER INSERT ON messages BEGIN
+                INSERT INTO events (conversation_id, type, ref_id) VALUES (NEW.conversation_id, 'message', NEW.id);
+                UPDATE conversations SET last_seq = NEW.seq, last_message_id = NEW.id, updated_at = NEW.sent_at
+                    WHERE id = NEW.conversation_id AND last_seq < NEW.seq;
+            END
+            """,
+        ],
     ]
 }

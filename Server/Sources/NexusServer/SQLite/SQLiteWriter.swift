@@ -117,14 +117,21 @@ actor SQLiteWriter {
     /// or succeeds for the group as a whole.
     private func commit(_ requests: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)]) async {
         do {
-            _ = try await connection.query("BEGIN IMMEDIATE")
+            let messages = requests.flatMap(\.messages)
             var outcomes: ArraySlice<SendOutcome>
-            do {
-                outcomes = try await insertMessages(requests.flatMap(\.messages), connection)[...]
-                _ = try await connection.query("COMMIT")
-            } catch {
-                _ = try? await connection.query("ROLLBACK")
-                throw error
+            if messages.count <= SQLiteMessageStore.rowsPerStatement {
+                // One INSERT (its trigger writes the feed), which SQLite commits atomically
+                // and durably by itself: the hot path takes one trip to SQLite's thread.
+                outcomes = try await insertMessages(messages, connection)[...]
+            } else {
+                _ = try await connection.query("BEGIN IMMEDIATE")
+                do {
+                    outcomes = try await insertMessages(messages, connection)[...]
+                    _ = try await connection.query("COMMIT")
+                } catch {
+                    _ = try? await connection.query("ROLLBACK")
+                    throw error
+                }
             }
             for request in requests {
                 request.continuation.resume(returning: Array(outcomes.prefix(request.messages.count)))

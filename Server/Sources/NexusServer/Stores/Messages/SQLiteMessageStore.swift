@@ -17,15 +17,17 @@ struct SQLiteMessageStore: MessageStore {
     /// a resend never takes a seq and seqs have no gaps. The window function makes
     /// SQLite compute every row before it inserts any, so all numbers start from the
     /// seqs as they were. Sent times never go back within a conversation, as on
-    /// PostgreSQL, even when the clock does. The feed's events and the conversations'
-    /// heads follow (SendBatch.feedOrder, .heads), in the writer's transaction.
+    /// PostgreSQL, even when the clock does. The trigger `message_inserted` writes the
+    /// feed's events and the conversations' heads in the same statement.
     /// Outcomes come back in input order.
+    /// Messages one INSERT takes (5 binds each, under SQLite's 32,766).
+    static let rowsPerStatement = 500
+
     @Sendable static func insert(_ messages: [NewMessage], on connection: SQLiteConnection) async throws -> [SendOutcome] {
         let batch = SendBatch(messages)
         let sentAt = Int(Timestamp.now().milliseconds)
         var stored: [MessageKey: SendOutcome] = [:]
-        for chunk in batch.fresh.chunked(by: 500) {
-            var created: [Message] = []
+        for chunk in batch.fresh.chunked(by: rowsPerStatement) {
             let rows = try await connection.query(
                 """
                 INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at)
@@ -43,10 +45,7 @@ struct SQLiteMessageStore: MessageStore {
             for row in rows {
                 let m = try Rows.message(row)
                 stored[MessageKey(m)] = .created(m)
-                created.append(m)
             }
-            // Before the next chunk, which numbers its seqs after these.
-            try await appendToFeed(created, on: connection)
         }
 
         // Whatever did not go in was stored before: answer with the original.
@@ -62,25 +61,6 @@ struct SQLiteMessageStore: MessageStore {
             }
         }
         return try batch.outcomes(stored)
-    }
-
-    /// The events of the created messages, and the new heads of their conversations.
-    private static func appendToFeed(_ created: [Message], on connection: SQLiteConnection) async throws {
-        for chunk in SendBatch.feedOrder(created).chunked(by: 500) {
-            _ = try await connection.query(
-                "INSERT INTO events (conversation_id, type, ref_id) VALUES "
-                    + Array(repeating: "(?, 'message', ?)", count: chunk.count).joined(separator: ", "),
-                chunk.flatMap { [.integer(Int($0.conversationId)), .integer(Int($0.id))] })
-        }
-        for chunk in SendBatch.heads(created).chunked(by: 500) {
-            _ = try await connection.query(
-                """
-                UPDATE conversations SET last_seq = v.column2, last_message_id = v.column3, updated_at = v.column4
-                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
-                WHERE conversations.id = v.column1
-                """,
-                chunk.flatMap { [.integer(Int($0.conversationId)), .integer(Int($0.seq)), .integer(Int($0.id)), .integer(Int($0.sentAt.milliseconds))] })
-        }
     }
 
     func seq(ofMessage id: Int64, conversationId: Int64) async throws -> Int64? {

@@ -1,5 +1,14 @@
 /// Schema migrations, applied in order at start-up; each runs once, in a transaction.
 enum SQLiteSchema {
+    /// A send's feed event and its conversation's new head, in the INSERT's own statement.
+    static let messageInserted = """
+        CREATE TRIGGER message_inserted AFTER INSERT ON messages BEGIN
+            INSERT INTO events (conversation_id, type, ref_id) VALUES (NEW.conversation_id, 'message', NEW.id);
+            UPDATE conversations SET last_seq = NEW.seq, last_message_id = NEW.id, updated_at = NEW.sent_at
+                WHERE id = NEW.conversation_id AND last_seq < NEW.seq;
+        END
+        """
+
     static let migrations: [[String]] = [
         [
             """
@@ -63,13 +72,7 @@ enum SQLiteSchema {
             )
             """,
             "CREATE INDEX events_by_conversation ON events(conversation_id, id)",
-            """
-            CREATE TRIGGER message_inserted AFTER INSERT ON messages BEGIN
-                INSERT INTO events (conversation_id, type, ref_id) VALUES (NEW.conversation_id, 'message', NEW.id);
-                UPDATE conversations SET last_seq = NEW.seq, last_message_id = NEW.id, updated_at = NEW.sent_at
-                    WHERE id = NEW.conversation_id AND last_seq < NEW.seq;
-            END
-            """,
+            messageInserted,
         ],
         // Groups, receipts and presence.
         [
@@ -105,13 +108,7 @@ enum SQLiteSchema {
         // self-committing INSERT, and nexusd spent ~1.5x the CPU per message (`make bench`,
         // 2026-11-23). On SQLite the trigger is the one home; PostgreSQL writes them in Swift.
         [
-            """
-            CREATE TRIGGER message_inserted AFTER INSERT ON messages BEGIN
-                INSERT INTO events (conversation_id, type, ref_id) VALUES (NEW.conversation_id, 'message', NEW.id);
-                UPDATE conversations SET last_seq = NEW.seq, last_message_id = NEW.id, updated_at = NEW.sent_at
-                    WHERE id = NEW.conversation_id AND last_seq < NEW.seq;
-            END
-            """,
+            messageInserted,
         ],
     ]
 }

@@ -98,8 +98,8 @@ enum SQLiteSchema {
             "ALTER TABLE sessions ADD COLUMN expires_at INTEGER",
             "UPDATE sessions SET expires_at = created_at + 2592000000",  // 30 days in ms
         ],
-        // A send's events and conversation heads are written by the message store, as on
-        // PostgreSQL (SendBatch.feedOrder and .heads), no longer by this trigger.
+        // Moved a send's events and heads into Swift, as on PostgreSQL; migration 5 undoes
+        // it (one statement a group commit is worth more than one home for both backends).
         [
             "DROP TRIGGER IF EXISTS message_inserted",
         ],

@@ -9,8 +9,8 @@ SERVER := --package-path Server
 
 all: build
 
-# nexusctl speaks HTTPS through the system's OpenSSL (a SwiftPM system-library target,
-# Sources/COpenSSL): its headers come from Debian's libssl-dev. As root under CI they are
+# nexusctl speaks HTTPS through the system's OpenSSL (Sources/COpenSSL, which loads libssl3
+# at run time): its headers come from Debian's libssl-dev. As root under CI they are
 # installed the way .ci/run installs PostgreSQL; otherwise make says what to install.
 openssl:
 	@if ! test -f /usr/include/openssl/ssl.h && ! pkg-config --exists openssl 2>/dev/null; then \

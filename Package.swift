@@ -10,9 +10,9 @@ let package = Package(
         .executable(name: "nexusctl", targets: ["nexusctl"]),
     ],
     targets: [
-        // The system's OpenSSL for HTTPS (a system library, not a package dependency):
-        // libssl-dev's headers at build time, libssl3 at run time.
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        // The system's OpenSSL for HTTPS and SHA-256 (not a package dependency): libssl-dev's
+        // headers at build time, libssl3 loaded at run time by the first command that needs it.
+        .target(name: "COpenSSL"),
         .target(name: "NexusCore", dependencies: ["COpenSSL"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore"]),
         .executableTarget(name: "nexusctl", dependencies: ["NexusCLI"]),

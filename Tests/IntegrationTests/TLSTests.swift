@@ -314,4 +314,28 @@ struct TLSTests {
         #expect(out.wait(timeout: 15) { _ in self.texts(out).count >= 2 }, "after restart: \(out.text)")
         #expect(texts(out) == ["one", "two"])
     }
+
+    // OpenSSL is loaded by the commands that speak HTTPS only: a plain-HTTP command does
+    // not pay its ~3 million instructions of dynamic linking at start (docs/benchmarks.md).
+    @Test func onlyACommandThatSpeaksHTTPSLoadsOpenSSL() throws {
+        let certs = try Certificates()
+        let tls = try tlsServer(certs)
+        let plain = try TestServer()
+        var overTLS = try user("alice", tls, certs)
+        var overHTTP = try User("bob", server: plain.url)
+        try overTLS.register(name: "Alice")
+        try overHTTP.register(name: "Bob")
+        let carol = try User("carol", server: plain.url)
+        try carol.register(name: "Carol")
+        overTLS.extraEnvironment["LD_DEBUG"] = "files"
+        overHTTP.extraEnvironment["LD_DEBUG"] = "files"
+        let secure = try overTLS.run(["users"])
+        #expect(secure.code == 0)
+        #expect(secure.err.contains("libssl.so.3"), "HTTPS should load OpenSSL: \(secure.err.suffix(500))")
+        for args in [["users"], ["--version"], ["send", carol.email, "plain"]] {
+            let r = try overHTTP.run(args)
+            #expect(r.code == 0, "\(args)")
+            #expect(!r.err.contains("libssl") && !r.err.contains("libcrypto"), "\(args) loaded OpenSSL over plain HTTP")
+        }
+    }
 }

@@ -66,7 +66,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, convos, replicas) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
@@ -75,7 +75,7 @@ var plainDeliveryP99: Double?
 var plainRate: Double?
 
 // MARK: 1. whole-process commands
-if only == nil || only == "https" {
+if only == nil || only == "https" || only == "commands" {
 
 var env = baseEnv
 env["NEXUS_HOME"] = aliceHome

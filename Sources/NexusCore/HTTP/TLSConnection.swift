@@ -28,25 +28,29 @@ final class TLSConnection {
 
     /// A context per client: cheap (the system store is read lazily, by hashed name).
     static func makeContext(_ options: TLSOptions) throws(TLSFailure) -> OpaquePointer {
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else {
+        var why = [CChar](repeating: 0, count: 256)
+        guard nexus_openssl_load(&why, why.count) == 0 else {
+            throw .handshake(server: "-", detail: "the system's OpenSSL could not be loaded (\(String(cString: why))); install Debian's libssl3")
+        }
+        guard let ctx = nexus_SSL_CTX_new(nexus_TLS_client_method()) else {
             throw .handshake(server: "-", detail: "OpenSSL could not make a TLS context")
         }
-        _ = nexus_SSL_CTX_set_min_proto_version(ctx, nexus_TLS1_2_VERSION())
+        _ = nexus_SSL_CTX_set_min_proto_version(ctx, Int32(TLS1_2_VERSION))
         _ = nexus_SSL_CTX_set_partial_writes(ctx)
-        _ = nexus_SSL_CTX_set_session_cache_mode(ctx, nexus_SSL_SESS_CACHE_CLIENT() | nexus_SSL_SESS_CACHE_NO_INTERNAL_STORE())
-        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+        _ = nexus_SSL_CTX_set_session_cache_mode(ctx, Int(SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE))
+        nexus_SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         if let file = options.caFile {
             guard access(file, R_OK) == 0 else {
-                SSL_CTX_free(ctx)
+                nexus_SSL_CTX_free(ctx)
                 throw .caFile(path: file, detail: String(cString: strerror(errno)).lowercased())
             }
-            guard SSL_CTX_load_verify_locations(ctx, file, nil) == 1 else {
-                SSL_CTX_free(ctx)
-                ERR_clear_error()
+            guard nexus_SSL_CTX_load_verify_locations(ctx, file, nil) == 1 else {
+                nexus_SSL_CTX_free(ctx)
+                nexus_ERR_clear_error()
                 throw .caFile(path: file, detail: "no PEM certificate in it")
             }
         } else {
-            _ = SSL_CTX_set_default_verify_paths(ctx)
+            _ = nexus_SSL_CTX_set_default_verify_paths(ctx)
         }
         return ctx
     }
@@ -55,29 +59,29 @@ final class TLSConnection {
     init(fd: Int32, address: ServerAddress, options: TLSOptions, deadline: Int64) throws(HTTPClientError) {
         let ctx: OpaquePointer
         do { ctx = try Self.makeContext(options) } catch { throw .tls(error) }
-        guard let ssl = SSL_new(ctx) else {
-            SSL_CTX_free(ctx)
+        guard let ssl = nexus_SSL_new(ctx) else {
+            nexus_SSL_CTX_free(ctx)
             throw .tls(.handshake(server: "\(address)", detail: "OpenSSL could not start a connection"))
         }
         self.context = ctx
         self.ssl = ssl
         self.server = "\(address)"
         self.sessionPath = options.sessionDirectory.map { $0 + "/" + Self.sessionFileName(address, caFile: options.caFile) }
-        SSL_set_fd(ssl, fd)
-        let param = SSL_get0_param(ssl)
+        nexus_SSL_set_fd(ssl, fd)
+        let param = nexus_SSL_get0_param(ssl)
         if Self.isIPAddress(address.host) {
-            X509_VERIFY_PARAM_set1_ip_asc(param, address.host)
+            nexus_X509_VERIFY_PARAM_set1_ip_asc(param, address.host)
         } else {
-            X509_VERIFY_PARAM_set1_host(param, address.host, 0)
+            nexus_X509_VERIFY_PARAM_set1_host(param, address.host, 0)
             _ = nexus_SSL_set_tlsext_host_name(ssl, address.host)
         }
         if let sessionPath, let saved = Self.loadSession(sessionPath) {
-            SSL_set_session(ssl, saved)
-            SSL_SESSION_free(saved)
+            nexus_SSL_set_session(ssl, saved)
+            nexus_SSL_SESSION_free(saved)
         }
         while true {
-            ERR_clear_error()
-            let r = SSL_connect(ssl)
+            nexus_ERR_clear_error()
+            let r = nexus_SSL_connect(ssl)
             if r == 1 { break }
             switch result(r) {
             case .wait(let events):
@@ -94,26 +98,26 @@ final class TLSConnection {
             }
         }
         options.onHandshake?(TLSHandshake(
-            server: server, version: String(cString: SSL_get_version(ssl)), resumed: SSL_session_reused(ssl) == 1))
+            server: server, version: String(cString: nexus_SSL_get_version(ssl)), resumed: nexus_SSL_session_reused(ssl) == 1))
     }
 
     deinit {
-        SSL_free(ssl)
-        SSL_CTX_free(context)
+        nexus_SSL_free(ssl)
+        nexus_SSL_CTX_free(context)
     }
 
     /// Data OpenSSL has decrypted and not handed out yet: the socket may have none left.
-    var pending: Bool { SSL_pending(ssl) > 0 }
+    var pending: Bool { nexus_SSL_pending(ssl) > 0 }
 
     func write(_ raw: UnsafeRawBufferPointer) -> SocketIO {
-        ERR_clear_error()
-        let n = SSL_write(ssl, raw.baseAddress, Int32(min(raw.count, Int(Int32.max))))
+        nexus_ERR_clear_error()
+        let n = nexus_SSL_write(ssl, raw.baseAddress, Int32(min(raw.count, Int(Int32.max))))
         return n > 0 ? .done(Int(n)) : result(n)
     }
 
     func read(_ raw: UnsafeMutableRawBufferPointer) -> SocketIO {
-        ERR_clear_error()
-        let n = SSL_read(ssl, raw.baseAddress, Int32(raw.count))
+        nexus_ERR_clear_error()
+        let n = nexus_SSL_read(ssl, raw.baseAddress, Int32(raw.count))
         return n > 0 ? .done(Int(n)) : result(n)
     }
 
@@ -122,15 +126,15 @@ final class TLSConnection {
     func saveSessionOnce() {
         guard !sessionSaved, let sessionPath else { return }
         sessionSaved = true
-        guard let session = SSL_get1_session(ssl) else { return }
-        defer { SSL_SESSION_free(session) }
-        guard SSL_SESSION_is_resumable(session) == 1 else { return }
-        let length = i2d_SSL_SESSION(session, nil)
+        guard let session = nexus_SSL_get1_session(ssl) else { return }
+        defer { nexus_SSL_SESSION_free(session) }
+        guard nexus_SSL_SESSION_is_resumable(session) == 1 else { return }
+        let length = nexus_i2d_SSL_SESSION(session, nil)
         guard length > 0 else { return }
         var bytes = [UInt8](repeating: 0, count: Int(length))
         bytes.withUnsafeMutableBufferPointer { buffer in
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            _ = i2d_SSL_SESSION(session, &cursor)
+            _ = nexus_i2d_SSL_SESSION(session, &cursor)
         }
         do {
             try FileSystem.writeAtomically(sessionPath, bytes, mode: 0o600, durable: false)
@@ -143,18 +147,18 @@ final class TLSConnection {
     }
 
     func shutdown() {
-        ERR_clear_error()
-        _ = SSL_shutdown(ssl)
+        nexus_ERR_clear_error()
+        _ = nexus_SSL_shutdown(ssl)
     }
 
     private func result(_ r: Int32) -> SocketIO {
-        let code = SSL_get_error(ssl, r)
+        let code = nexus_SSL_get_error(ssl, r)
         switch code {
         case SSL_ERROR_WANT_READ: return .wait(Int16(POLLIN))
         case SSL_ERROR_WANT_WRITE: return .wait(Int16(POLLOUT))
         case SSL_ERROR_ZERO_RETURN: return .endOfStream
         case SSL_ERROR_SYSCALL:
-            let e = ERR_peek_error()
+            let e = nexus_ERR_peek_error()
             if e == 0 { return errno == 0 ? .endOfStream : .failed(String(cString: strerror(errno)).lowercased()) }
             return .failed(Self.errorText())
         default:
@@ -164,8 +168,8 @@ final class TLSConnection {
 
     /// Sorts a failed handshake by OpenSSL's verification result.
     private func failure(_ address: ServerAddress, detail: String) -> TLSFailure {
-        let verify = Int32(SSL_get_verify_result(ssl))
-        let text = String(cString: X509_verify_cert_error_string(Int(verify)))
+        let verify = Int32(nexus_SSL_get_verify_result(ssl))
+        let text = String(cString: nexus_X509_verify_cert_error_string(Int(verify)))
         switch verify {
         case X509_V_OK:
             return .handshake(server: server, detail: detail)
@@ -183,10 +187,10 @@ final class TLSConnection {
     }
 
     private static func errorText() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
+        let code = nexus_ERR_get_error()
+        nexus_ERR_clear_error()
         guard code != 0 else { return "unknown OpenSSL error" }
-        if let reason = ERR_reason_error_string(code) { return String(cString: reason) }
+        if let reason = nexus_ERR_reason_error_string(code) { return String(cString: reason) }
         return "OpenSSL error \(code)"
     }
 
@@ -209,7 +213,7 @@ final class TLSConnection {
         guard let bytes = try? FileSystem.readFile(path), !bytes.isEmpty else { return nil }
         return bytes.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_SSL_SESSION(nil, &cursor, buffer.count)
+            return nexus_d2i_SSL_SESSION(nil, &cursor, buffer.count)
         }
     }
 }

@@ -130,11 +130,9 @@ final class PostgresDatabase: Database {
     }
 
     /// Appends events to the feed with ids in commit order (see the type's comment), and
-    /// tells the other replicas which feeds moved; PostgreSQL delivers the notes at commit.
+    /// tells the other replicas. A send's events are the message_inserted trigger's.
     func appendEvents(_ events: [(conversationId: Int64, type: String, refId: Int64)], on c: PostgresConnection) async throws {
         guard !events.isEmpty else { return }
-        var seen = Set<Int64>()
-        let conversations = events.map(\.conversationId).filter { seen.insert($0).inserted }
         try await c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.feedLock))", logger: logger)
         try await c.query(
             """
@@ -143,6 +141,13 @@ final class PostgresDatabase: Database {
             FROM (SELECT * FROM unnest(\(events.map(\.conversationId))::bigint[], \(events.map(\.type))::text[],
                   \(events.map(\.refId))::bigint[]) WITH ORDINALITY AS u(conversation_id, type, ref_id, ord) ORDER BY ord) AS v
             """, logger: logger)
+        try await notifyFeedsMoved(events.map(\.conversationId), on: c)
+    }
+
+    /// Tells the other replicas which feeds moved; PostgreSQL delivers the notes at commit.
+    func notifyFeedsMoved(_ conversationIds: [Int64], on c: PostgresConnection) async throws {
+        var seen = Set<Int64>()
+        let conversations = conversationIds.filter { seen.insert($0).inserted }
         for payload in ClusterNote.feedPayloads(origin: origin, conversationIds: conversations) {
             try await c.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
         }

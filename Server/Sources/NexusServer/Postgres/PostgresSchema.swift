@@ -96,5 +96,33 @@ enum PostgresSchema {
             "DROP INDEX users_by_email",
             "CREATE UNIQUE INDEX users_by_email ON users (email)",
         ],
+        // A send's feed events and its conversations' new heads, written by a trigger as on
+        // SQLite (SQLiteSchema.messageInserted): one home for both backends. Statement-level,
+        // so a group of messages takes the feed lock once, after the heads, as before.
+        [
+            messageInserted,
+            """
+            CREATE TRIGGER message_inserted AFTER INSERT ON messages REFERENCING NEW TABLE AS new_messages
+                FOR EACH STATEMENT EXECUTE FUNCTION message_inserted()
+            """,
+        ],
     ]
+
+    /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see
+    /// the type's comment).
+    static let messageInserted = """
+        CREATE FUNCTION message_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE conversations c SET last_seq = v.seq, last_message_id = v.id, updated_at = v.sent_at
+                FROM (SELECT DISTINCT ON (conversation_id) conversation_id, seq, id, sent_at FROM new_messages
+                      ORDER BY conversation_id, seq DESC) AS v
+                WHERE c.id = v.conversation_id AND c.last_seq < v.seq;
+            PERFORM pg_advisory_xact_lock(\(feedLock));
+            INSERT INTO events (id, conversation_id, type, ref_id)
+                SELECT nextval('events_id_seq'), v.conversation_id, 'message', v.id
+                FROM (SELECT conversation_id, id FROM new_messages ORDER BY conversation_id, seq) AS v;
+            RETURN NULL;
+        END
+        $$
+        """
 }

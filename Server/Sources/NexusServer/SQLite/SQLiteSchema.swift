@@ -106,7 +106,7 @@ enum SQLiteSchema {
         // ...and back in the trigger: written from Swift, a send's group commit took five
         // trips to SQLite's thread (BEGIN, messages, events, heads, COMMIT) instead of one
         // self-committing INSERT, and nexusd spent ~1.5x the CPU per message (`make bench`,
-        // 2026-11-23). On SQLite the trigger is the one home; PostgreSQL writes them in Swift.
+        // 2026-11-23). The trigger is their one home, on PostgreSQL too (PostgresSchema).
         [
             messageInserted,
         ],

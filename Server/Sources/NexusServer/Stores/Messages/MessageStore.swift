@@ -69,21 +69,6 @@ struct SendBatch {
         self.first = first
     }
 
-    /// What a send adds beside the messages, on both backends, in the same transaction:
-    /// an event in the feed for each created message, in seq order within each
-    /// conversation...
-    static func feedOrder(_ created: [Message]) -> [Message] {
-        created.sorted { ($0.conversationId, $0.seq) < ($1.conversationId, $1.seq) }
-    }
-
-    /// ...and each conversation's new head: its newest message, which sets last_seq,
-    /// last_message_id and updated_at.
-    static func heads(_ created: [Message]) -> [Message] {
-        var newest: [Int64: Message] = [:]
-        for m in created where m.seq > newest[m.conversationId]?.seq ?? 0 { newest[m.conversationId] = m }
-        return newest.values.sorted { $0.conversationId < $1.conversationId }
-    }
-
     /// Each message's outcome from what was stored for its key: a later copy of a message
     /// created in this group is a duplicate of it.
     func outcomes(_ stored: [MessageKey: SendOutcome]) throws -> [SendOutcome] {

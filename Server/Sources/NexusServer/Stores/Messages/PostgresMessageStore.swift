@@ -67,15 +67,8 @@ struct PostgresMessageStore: MessageStore {
                 created.append(message)
                 stored[MessageKey(message)] = .created(message)
             }
-            let heads = SendBatch.heads(created)
-            try await c.query(
-                """
-                UPDATE conversations c SET last_seq = v.seq, last_message_id = v.id, updated_at = v.at
-                FROM unnest(\(heads.map(\.conversationId))::bigint[], \(heads.map(\.seq))::bigint[], \(heads.map(\.id))::bigint[],
-                    \(heads.map(\.sentAt.milliseconds))::bigint[]) AS v(conversation_id, seq, id, at)
-                WHERE c.id = v.conversation_id
-                """, logger: logger)
-            try await db.appendEvents(SendBatch.feedOrder(created).map { ($0.conversationId, "message", $0.id) }, on: c)
+            // The message_inserted trigger wrote the events and heads (PostgresSchema).
+            try await db.notifyFeedsMoved(created.map(\.conversationId), on: c)
             return stored
         }
         return try batch.outcomes(stored)

@@ -1,0 +1,109 @@
+// Loads the system's libssl.so.3 on first use and forwards each nexus_ function to it
+// (see COpenSSL.h for why). Each pointer takes the type of OpenSSL's own prototype, so a
+// wrong signature here is a compile error, not a crash.
+#include "COpenSSL.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NEXUS_OPENSSL_FUNCTIONS(F) \
+    F(TLS_client_method) F(SSL_CTX_new) F(SSL_CTX_free) F(SSL_CTX_set_verify) \
+    F(SSL_CTX_load_verify_locations) F(SSL_CTX_set_default_verify_paths) F(SSL_CTX_ctrl) F(SSL_ctrl) \
+    F(SSL_new) F(SSL_free) F(SSL_set_fd) F(SSL_get0_param) F(SSL_set_session) F(SSL_connect) \
+    F(SSL_get_version) F(SSL_session_reused) F(SSL_pending) F(SSL_write) F(SSL_read) F(SSL_shutdown) \
+    F(SSL_get_error) F(SSL_get_verify_result) F(SSL_get1_session) F(SSL_SESSION_free) \
+    F(SSL_SESSION_is_resumable) F(i2d_SSL_SESSION) F(d2i_SSL_SESSION) \
+    F(X509_VERIFY_PARAM_set1_host) F(X509_VERIFY_PARAM_set1_ip_asc) F(X509_verify_cert_error_string) \
+    F(ERR_clear_error) F(ERR_get_error) F(ERR_peek_error) F(ERR_reason_error_string) \
+    F(EVP_MD_CTX_new) F(EVP_MD_CTX_free) F(EVP_sha256) F(EVP_DigestInit_ex) F(EVP_DigestUpdate) \
+    F(EVP_DigestFinal_ex)
+
+#define NEXUS_POINTER(name) static __typeof__(&name) p_##name;
+NEXUS_OPENSSL_FUNCTIONS(NEXUS_POINTER)
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char loadError[256];
+
+static void load(void) {
+    void *ssl = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!ssl) {
+        snprintf(loadError, sizeof loadError, "%s", dlerror());
+        return;
+    }
+#define NEXUS_LOOKUP(name) \
+    if (!(p_##name = (__typeof__(&name))dlsym(ssl, #name))) { \
+        snprintf(loadError, sizeof loadError, "libssl.so.3 has no %s", #name); \
+        return; \
+    }
+    NEXUS_OPENSSL_FUNCTIONS(NEXUS_LOOKUP)
+}
+
+int nexus_openssl_load(char *error, size_t errorSize) {
+    pthread_once(&once, load);
+    if (loadError[0] == 0) return 0;
+    snprintf(error, errorSize, "%s", loadError);
+    return -1;
+}
+
+// OpenSSL's control macros expand to SSL_CTX_ctrl and SSL_ctrl: route those to the loaded ones.
+#define SSL_CTX_ctrl p_SSL_CTX_ctrl
+#define SSL_ctrl p_SSL_ctrl
+
+long nexus_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_min_proto_version(ctx, version); }
+long nexus_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_session_cache_mode(ctx, mode); }
+long nexus_SSL_CTX_set_partial_writes(SSL_CTX *ctx) {
+    return SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+}
+long nexus_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
+
+const SSL_METHOD *nexus_TLS_client_method(void) { return p_TLS_client_method(); }
+SSL_CTX *nexus_SSL_CTX_new(const SSL_METHOD *method) { return p_SSL_CTX_new(method); }
+void nexus_SSL_CTX_free(SSL_CTX *ctx) { p_SSL_CTX_free(ctx); }
+void nexus_SSL_CTX_set_verify(SSL_CTX *ctx, int mode, SSL_verify_cb callback) { p_SSL_CTX_set_verify(ctx, mode, callback); }
+int nexus_SSL_CTX_load_verify_locations(SSL_CTX *ctx, const char *file, const char *path) {
+    return p_SSL_CTX_load_verify_locations(ctx, file, path);
+}
+int nexus_SSL_CTX_set_default_verify_paths(SSL_CTX *ctx) { return p_SSL_CTX_set_default_verify_paths(ctx); }
+SSL *nexus_SSL_new(SSL_CTX *ctx) { return p_SSL_new(ctx); }
+void nexus_SSL_free(SSL *ssl) { p_SSL_free(ssl); }
+int nexus_SSL_set_fd(SSL *ssl, int fd) { return p_SSL_set_fd(ssl, fd); }
+X509_VERIFY_PARAM *nexus_SSL_get0_param(SSL *ssl) { return p_SSL_get0_param(ssl); }
+int nexus_SSL_set_session(SSL *ssl, SSL_SESSION *session) { return p_SSL_set_session(ssl, session); }
+int nexus_SSL_connect(SSL *ssl) { return p_SSL_connect(ssl); }
+const char *nexus_SSL_get_version(const SSL *ssl) { return p_SSL_get_version(ssl); }
+int nexus_SSL_session_reused(const SSL *ssl) { return p_SSL_session_reused(ssl); }
+int nexus_SSL_pending(const SSL *ssl) { return p_SSL_pending(ssl); }
+int nexus_SSL_write(SSL *ssl, const void *buffer, int count) { return p_SSL_write(ssl, buffer, count); }
+int nexus_SSL_read(SSL *ssl, void *buffer, int count) { return p_SSL_read(ssl, buffer, count); }
+int nexus_SSL_shutdown(SSL *ssl) { return p_SSL_shutdown(ssl); }
+int nexus_SSL_get_error(const SSL *ssl, int result) { return p_SSL_get_error(ssl, result); }
+long nexus_SSL_get_verify_result(const SSL *ssl) { return p_SSL_get_verify_result(ssl); }
+SSL_SESSION *nexus_SSL_get1_session(SSL *ssl) { return p_SSL_get1_session(ssl); }
+void nexus_SSL_SESSION_free(SSL_SESSION *session) { p_SSL_SESSION_free(session); }
+int nexus_SSL_SESSION_is_resumable(const SSL_SESSION *session) { return p_SSL_SESSION_is_resumable(session); }
+int nexus_i2d_SSL_SESSION(const SSL_SESSION *session, unsigned char **out) { return p_i2d_SSL_SESSION(session, out); }
+SSL_SESSION *nexus_d2i_SSL_SESSION(SSL_SESSION **session, const unsigned char **in, long length) {
+    return p_d2i_SSL_SESSION(session, in, length);
+}
+
+int nexus_X509_VERIFY_PARAM_set1_host(X509_VERIFY_PARAM *param, const char *name, size_t length) {
+    return p_X509_VERIFY_PARAM_set1_host(param, name, length);
+}
+int nexus_X509_VERIFY_PARAM_set1_ip_asc(X509_VERIFY_PARAM *param, const char *address) {
+    return p_X509_VERIFY_PARAM_set1_ip_asc(param, address);
+}
+const char *nexus_X509_verify_cert_error_string(long code) { return p_X509_verify_cert_error_string(code); }
+void nexus_ERR_clear_error(void) { p_ERR_clear_error(); }
+unsigned long nexus_ERR_get_error(void) { return p_ERR_get_error(); }
+unsigned long nexus_ERR_peek_error(void) { return p_ERR_peek_error(); }
+const char *nexus_ERR_reason_error_string(unsigned long code) { return p_ERR_reason_error_string(code); }
+
+EVP_MD_CTX *nexus_EVP_MD_CTX_new(void) { return p_EVP_MD_CTX_new(); }
+void nexus_EVP_MD_CTX_free(EVP_MD_CTX *ctx) { p_EVP_MD_CTX_free(ctx); }
+const EVP_MD *nexus_EVP_sha256(void) { return p_EVP_sha256(); }
+int nexus_EVP_DigestInit_ex(EVP_MD_CTX *ctx, const EVP_MD *type, ENGINE *engine) { return p_EVP_DigestInit_ex(ctx, type, engine); }
+int nexus_EVP_DigestUpdate(EVP_MD_CTX *ctx, const void *data, size_t count) { return p_EVP_DigestUpdate(ctx, data, count); }
+int nexus_EVP_DigestFinal_ex(EVP_MD_CTX *ctx, unsigned char *digest, unsigned int *count) {
+    return p_EVP_DigestFinal_ex(ctx, digest, count);
+}

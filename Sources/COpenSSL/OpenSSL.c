@@ -26,7 +26,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char loadError[256];
 
 static void load(void) {
-    void *ssl = dlopen("libssl.so.3", RTLD_NOW | RTLD_LOCAL);
+    void *ssl = dlopen("libssl.so.3", RTLD_LAZY | RTLD_LOCAL);
     if (!ssl) {
         snprintf(loadError, sizeof loadError, "%s", dlerror());
         return;

@@ -40,6 +40,9 @@ public struct CLIError: Error, Equatable, Sendable {
             self.init(.auth, message, hint: "log in with `nexusctl login <email>`.")
         case .server(404, _, let message, _):
             self.init(.notFound, message)
+        case .server(503, "storage_full", _, let retryAfter):
+            self.init(.unavailable, "the server at \(server) is out of storage",
+                      hint: "nothing was lost; try again later" + (retryAfter.map { " (it asks to wait \($0) s)" } ?? "") + ".")
         case .server(429, _, let message, let retryAfter):
             self.init(.unavailable, message, hint: retryAfter.map { "the server asks to wait \($0) s (Retry-After); try again then." })
         case .server(let status, _, let message, _) where status >= 500:

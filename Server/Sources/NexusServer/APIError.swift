@@ -55,10 +55,18 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
-        } catch is DatabaseUnavailable {
-            throw APIError(
-                status: .serviceUnavailable, code: "unavailable", message: "The database is not answering; try again shortly.",
-                headers: [.retryAfter: "5"])
+        } catch let error as DatabaseUnavailable {
+            switch error.reason {
+            case .notAnswering:
+                throw APIError(
+                    status: .serviceUnavailable, code: "unavailable", message: "The database is not answering; try again shortly.",
+                    headers: [.retryAfter: "5"])
+            case .storageFull:
+                StorageCondition.shared.sawFull()
+                throw APIError(
+                    status: .serviceUnavailable, code: "storage_full",
+                    message: "The server is out of storage; nothing was stored. Try again later.", headers: [.retryAfter: "30"])
+            }
         } catch let error as HTTPError {
             throw APIError(
                 status: error.status, code: Self.code(for: error.status),
@@ -83,6 +91,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The database cannot be reached just now: answered 503 with Retry-After, which clients
-/// treat as "try again later" (the outbox keeps the message).
-struct DatabaseUnavailable: Error {}
+/// The database cannot take the request just now: answered 503 with Retry-After, which
+/// clients treat as "try again later" (the outbox keeps the message).
+struct DatabaseUnavailable: Error {
+    enum Reason { case notAnswering, storageFull }
+    var reason: Reason = .notAnswering
+}

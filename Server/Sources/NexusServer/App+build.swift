@@ -88,7 +88,10 @@ public func buildApplication(
 func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ErrorMiddleware())
-    router.get("healthz") { _, _ in try jsonResponse(["status": "ok"]) }
+    router.get("healthz") { _, _ in
+        guard StorageCondition.shared.recentlyFull else { return try jsonResponse(["status": "ok"]) }
+        return try jsonResponse(["status": "storage_full"], status: .serviceUnavailable)
+    }
     let v1 = router.group("v1")
     AuthController(users: services.stores.users, services: services).addPublicRoutes(to: v1)
     // Every route from here on needs a login.

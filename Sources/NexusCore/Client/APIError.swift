@@ -55,6 +55,12 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The server refused to store anything for want of space (503 `storage_full`).
+    public var isStorageFull: Bool {
+        if case .server(503, "storage_full", _, _) = self { return true }
+        return false
+    }
+
     /// True for failures that may go away by themselves: network trouble, 429, 5xx.
     public var isTransient: Bool {
         switch self {

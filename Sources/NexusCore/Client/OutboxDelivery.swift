@@ -4,6 +4,14 @@ public enum DeliveryText {
     public static let auth = "Message failed to send. Please try signing in again."
     public static let other = "Message failed to send. Please try again."
     public static let secure = "Message waits: no secure connection to the server."
+    public static let storage = "Message waits: the server is out of storage."
+
+    /// Why a run stopped on a failure that may pass, or that needs a secure connection.
+    static func stopped(by error: APIError) -> String {
+        if error.isTransportSecurity { return "\(secure) (\(error))" }
+        if error.isStorageFull { return "\(storage) It stays queued and goes when the server has room again." }
+        return "\(network) (\(error))"
+    }
 }
 
 /// What one delivery run did.
@@ -92,7 +100,7 @@ struct OutboxDelivery {
             }
         } catch {
             if error.isTransient || error.isTransportSecurity {
-                let why = error.isTransportSecurity ? "\(DeliveryText.secure) (\(error))" : "\(DeliveryText.network) (\(error))"
+                let why = DeliveryText.stopped(by: error)
                 report.stopReason = why
                 if error.isTransportSecurity { report.transportSecurity = error }
                 var retryAfter: Int64?

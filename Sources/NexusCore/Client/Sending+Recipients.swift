@@ -19,12 +19,9 @@ extension Sending {
                     known[to] = conversation.id
                     try? profile.rememberDirect(email: to, conversationId: conversation.id)
                 } catch {
-                    if error.isTransportSecurity {
-                        report.stopReason = "\(DeliveryText.secure) (\(error))"
-                        report.transportSecurity = error
-                        break
-                    } else if error.isTransient {
-                        report.stopReason = "\(DeliveryText.network) (\(error))"
+                    if error.isTransportSecurity || error.isTransient {
+                        report.stopReason = DeliveryText.stopped(by: error)
+                        if error.isTransportSecurity { report.transportSecurity = error }
                         break
                     } else if error.status == 401 || error.status == 403 {
                         report.authRefused = true

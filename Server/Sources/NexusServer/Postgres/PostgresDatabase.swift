@@ -87,6 +87,8 @@ final class PostgresDatabase: Database {
             }
         } catch let error where Self.isUnavailable(error) {
             throw DatabaseUnavailable()
+        } catch let error where Self.sqlState(error) == "53100" {
+            throw DatabaseUnavailable(reason: .storageFull)  // disk_full
         }
     }
 

@@ -91,7 +91,8 @@ final class SQLiteDatabase: Database {
     static func surfaced(_ error: any Error) -> any Error {
         guard let e = error as? SQLiteError else { return error }
         switch e.reason {
-        case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked, .full: return DatabaseUnavailable()
+        case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked: return DatabaseUnavailable()
+        case .full: return DatabaseUnavailable(reason: .storageFull)
         default: return error
         }
     }

@@ -134,7 +134,7 @@ extension NewcomerTests {
         let said = try alice.run(["typing", id])
         #expect(said.code == 0)
         #expect(said.out.isEmpty)
-        #expect(said.err == "Told the others in conversation \(id) that you are typing (for about 5 s).\n", "\(said.err)")
+        #expect(said.err == "Told the others in conversation \(id) that you are typing (for 3 s).\n", "\(said.err)")
         let quiet = try alice.run(["-q", "typing", id])
         #expect(quiet.code == 0 && quiet.out.isEmpty && quiet.err.isEmpty)
     }

@@ -26,6 +26,13 @@ struct SmartTimeTests {
         #expect(SmartTime.short(Timestamp(milliseconds: now.milliseconds - secondsAgo * 1000), now: now) == expected)
     }
 
+    /// Under 24 hours is hours, even when midnight lies between: 23:30 seen at 01:30 is "2h".
+    @Test func hoursAcrossMidnight() {
+        let halfPastOne = Timestamp(milliseconds: localNoon(daysAgo: 0).milliseconds - (10 * 3600 + 1800) * 1000)
+        #expect(SmartTime.short(Timestamp(milliseconds: halfPastOne.milliseconds - 2 * 3600 * 1000), now: halfPastOne) == "2h")
+        #expect(SmartTime.short(Timestamp(milliseconds: halfPastOne.milliseconds - 25 * 3600 * 1000), now: halfPastOne) == "Yesterday")
+    }
+
     @Test(arguments: [
         (Int64(1), "Yesterday"),
         (Int64(2), "Mon"),

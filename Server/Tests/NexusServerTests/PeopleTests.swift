@@ -113,8 +113,10 @@ struct PeopleTests {
             let answer = try await poll
             #expect(answer.typing?.map(\.userId) == [alice.user.id])
             #expect(answer.events.isEmpty)
-            clock.advance(seconds: 6)
-            #expect(try await api.sync(bob.token, query: "after=\(head)").typing == nil, "typing lasts about 5 s")
+            clock.advance(milliseconds: 2_500)
+            #expect(try await api.sync(bob.token, query: "after=\(head)").typing?.map(\.userId) == [alice.user.id])
+            clock.advance(milliseconds: 1_000)
+            #expect(try await api.sync(bob.token, query: "after=\(head)").typing == nil, "typing lasts 3 s (the product documents)")
         }
     }
 

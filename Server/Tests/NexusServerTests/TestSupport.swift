@@ -177,5 +177,6 @@ extension TestResponse {
 final class TestClock: Sendable {
     private let now = Mutex(Timestamp.now())
     func read() -> Timestamp { now.withLock { $0 } }
-    func advance(seconds: Int64) { now.withLock { $0 = Timestamp(milliseconds: $0.milliseconds + seconds * 1000) } }
+    func advance(seconds: Int64) { advance(milliseconds: seconds * 1000) }
+    func advance(milliseconds: Int64) { now.withLock { $0 = Timestamp(milliseconds: $0.milliseconds + milliseconds) } }
 }

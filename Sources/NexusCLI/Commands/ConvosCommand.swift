@@ -27,7 +27,7 @@ enum ConvosCommand {
         let fetched = try context.read { reading throws(ReadError) in try reading.conversations() }
         let list = fetched.value
         let offline = fetched.offlineReason != nil
-        if let reason = fetched.offlineReason { context.output.warn("offline (\(reason)); showing cached conversations") }
+        if let reason = fetched.offlineReason { context.output.offline("\(reason); showing cached conversations") }
         let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         let total = list.conversations.count
         let shown = Array(filter(list.conversations, me: me, people: people, search: context.invocation.value("search"),

@@ -33,7 +33,7 @@ enum TailCommand {
             """,
         options: [
             OptionSpec("follow", short: "f", help: "keep running and print messages as they arrive"),
-            OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 10)"),
+            OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 50, as the product documents load)"),
             OptionSpec("exec", .value(placeholder: "CMD"), help: "with -f, run CMD for each incoming message (JSON on stdin, NEXUS_* variables)"),
             OptionSpec("cursor", .value(placeholder: "NAME"), help: "with -f, keep the saved position under NAME (one per tail -f)"),
             OptionSpec("read", help: "mark messages read as they are printed"),
@@ -53,7 +53,7 @@ enum TailCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.requireSession().user
-        let lines = try context.intOption("lines", default: 10, range: 0...Limits.maxPageSize)
+        let lines = try context.intOption("lines", default: 50, range: 0...Limits.maxPageSize)
         let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
         let follow = context.invocation.flag("follow")
         let hook = context.invocation.value("exec").map { Hook(command: $0, context: context) }

@@ -41,7 +41,7 @@ final class TailFeed: FeedConsumer {
         let output = context.output
         switch notice {
         case .startedOffline(let server, _):
-            output.warn("offline (can't reach \(server)); showing cached messages" + (options.follow ? ", then waiting for the server" : ""))
+            output.offline("can't reach \(server); showing cached messages" + (options.follow ? ", then waiting for the server" : ""))
         case .retrying(let error):
             output.warn("\(error); retrying until the server is back")
         case .reconnected(let server):

@@ -2,7 +2,7 @@ import NexusCore
 
 enum TypingCommand {
     static let spec = CommandSpec(
-        name: "typing", summary: "Tell the others in a conversation that you are typing (for about 5 s)",
+        name: "typing", summary: "Tell the others in a conversation that you are typing (for 3 s)",
         usage: ["<conversation>"],
         details: """
             \(Conversations.argumentHelp)
@@ -22,7 +22,7 @@ enum TypingCommand {
         if context.output.json {
             context.output.document(typing)
         } else {
-            context.output.note("Told the others in conversation \(id) that you are typing (for about 5 s).")
+            context.output.note("Told the others in conversation \(id) that you are typing (for 3 s).")
         }
         return .ok
     }

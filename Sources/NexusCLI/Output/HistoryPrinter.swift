@@ -56,7 +56,7 @@ final class HistoryPrinter {
                 }
             }
         }
-        if first, let reason = fetched.offlineReason { output.warn("offline (\(reason)); showing cached messages") }
+        if first, let reason = fetched.offlineReason { output.offline("\(reason); showing cached messages") }
         if !page.complete { output.warn("the cache lacks some messages of this page; they will be fetched when the server is back") }
         first = false
     }

@@ -34,6 +34,11 @@ public final class Output {
 
     public func warn(_ text: TerminalText) { writeErr("\(paint("warning:", .yellow)) \(text)") }
 
+    /// The product documents' offline banner, then what nexusctl shows instead.
+    public func offline(_ detail: TerminalText) {
+        writeErr("\(paint("No internet connection. Messages will send when reconnected.", .yellow)) (\(detail))")
+    }
+
     /// The message and hint are escaped whole: they often quote the server or the user.
     public func error(_ error: CLIError) {
         writeErr("\(paint("error:", .red)) \(error.message)")

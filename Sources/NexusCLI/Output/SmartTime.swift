@@ -12,9 +12,10 @@ enum SmartTime {
         let seconds = (now.milliseconds - t.milliseconds) / 1000
         if seconds < 60 { return "Just now" }
         if seconds < 3600 { return "\(seconds / 60)m" }
+        // Hours for anything under a day, across midnight too: "2h", not "Yesterday", at 00:30.
+        if seconds < 86400 { return "\(seconds / 3600)h" }
         let then = LocalTime.parts(t), today = LocalTime.parts(now)
         let dayGap = daysBetween(then, today)
-        if dayGap == 0 { return "\(seconds / 3600)h" }
         if dayGap == 1 { return "Yesterday" }
         if dayGap < 7 { return ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][Int(then.tm_wday)] }
         return "\(then.tm_mon + 1)/\(then.tm_mday)"

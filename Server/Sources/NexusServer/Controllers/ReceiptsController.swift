@@ -32,7 +32,7 @@ struct ReceiptsController {
         return try jsonResponse(services.present(conversation))
     }
 
-    /// "I am typing": shown to the other members for about 5 seconds.
+    /// "I am typing": shown to the other members for 3 seconds, as the product documents say.
     @Sendable func typing(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller.user
         let id = try context.idParameter()

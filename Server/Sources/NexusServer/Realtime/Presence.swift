@@ -36,7 +36,7 @@ final class Presence: Sendable {
 
 /// Who is typing where, for whom: a few seconds of state that never touches the database.
 final class TypingBoard: Sendable {
-    static let durationMs: Int64 = 5_000
+    static let durationMs: Int64 = 3_000
 
     private struct Entry {
         var typing: Typing

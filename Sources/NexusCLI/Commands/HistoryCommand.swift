@@ -2,8 +2,11 @@ import NexusCore
 
 enum HistoryCommand {
     static let spec = CommandSpec(
-        name: "history", summary: "Page back through a conversation, 50 messages at a time",
-        usage: ["<conversation> [--before SEQ|id:ID|TIME] [--limit N]", "<conversation> --all"],
+        name: "history", summary: "Page through a conversation, 50 messages at a time",
+        usage: [
+            "<conversation> [--before SEQ|id:ID|TIME] [--limit N]", "<conversation> --after SEQ|id:ID|TIME [--limit N]",
+            "<conversation> --all [--after SEQ|id:ID|TIME]",
+        ],
         details: """
             \(Conversations.argumentHelp)
             Each page prints oldest to newest and ends with the command for the next older page,
@@ -13,10 +16,19 @@ enum HistoryCommand {
             a message id (`--before id:4711`), or an ISO-8601 time (`--before 2026-11-21T18:00:00Z`,
             or a date: `--before 2026-11-21`).
 
+            --after pages forward instead, for a script that keeps its own place: `--after 4711`
+            prints seqs 4712 to 4761 and ends with the command for the next newer page, or "No newer
+            messages". `--after id:ID` starts at that message; `--after TIME` at the first message
+            sent at or after it.
+
+            --all prints the whole conversation (or, with --after, everything since) oldest to
+            newest, page by page, in constant memory: the way to export one.
+
             Pages already in the local cache, with no gaps, are answered without the network.
             When the server can't be reached, the cache answers and says so.
-            With --json: {"messages": [...], "hasMore": bool, "next": seq or null}; with --all,
-            one message a line (NDJSON), page by page from the newest.
+            With --json: {"messages": [...], "hasMore": bool, "next": seq or null} (for --after,
+            `next` is the seq to pass to the next --after); with --all, one message a line (NDJSON),
+            oldest first.
 
             As in all text output, control and invisible characters that others wrote are shown
             escaped (\\e, \\r, \\x7f, \\u{202e}: see docs/output.md), and each further line of a
@@ -25,14 +37,16 @@ enum HistoryCommand {
         options: [
             OptionSpec("before", .value(placeholder: "SEQ|id:ID|TIME"), help: "messages before this seq, message id or time"),
             OptionSpec("limit", .value(placeholder: "N"), help: "messages a page, 1 to 500 (default 50)"),
-            OptionSpec("all", help: "the whole conversation, page by page"),
+            OptionSpec("after", .value(placeholder: "SEQ|id:ID|TIME"), help: "messages after this seq, from this message id or time, oldest first"),
+            OptionSpec("all", help: "the whole conversation, oldest to newest"),
         ],
         arguments: 1...1,
         requirements: [.session],
         jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "status", "statusText"],
         examples: [
             ("nexusctl history 3 --before 451", "the 50 messages before seq 451"),
-            ("nexusctl history bob@example.com --all --json > chat.ndjson", "export a whole conversation"),
+            ("nexusctl history bob@example.com --all --json > chat.ndjson", "export a whole conversation, oldest first"),
+            ("nexusctl history ops --after 4711 --all --json", "everything since seq 4711"),
         ],
         run: run)
 
@@ -40,20 +54,28 @@ enum HistoryCommand {
         let me = try context.requireSession().user
         let limit = try context.intOption("limit", default: Limits.defaultPageSize, range: 1...Limits.maxPageSize)
         let all = context.invocation.flag("all")
-        let anchor = try context.invocation.value("before").map { text throws(CLIError) in try parseAnchor(text) }
-        if all && anchor != nil { throw .usage("--all pages through the whole conversation; it takes no --before") }
+        let anchor = try context.invocation.value("before").map { text throws(CLIError) in try parseAnchor(text, option: "before") }
+        let after = try context.invocation.value("after").map { text throws(CLIError) in try parseAnchor(text, option: "after") }
+        if all && anchor != nil { throw .usage("--all pages through the whole conversation; it takes no --before (--after starts it later)") }
+        if after != nil && anchor != nil { throw .usage("give --before or --after, not both") }
 
         let conversationId = try Conversations.resolve(context.arguments[0], context)
-        let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all)
+        let forward = all || after != nil
+        let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all, forward: forward)
         let reading = try context.reading()
         do throws(ReadError) {
-            try reading.history(conversationId, before: anchor, limit: limit, all: all, onPage: printer.print)
+            if forward {
+                let from = try after.map { anchor throws(ReadError) in try reading.seq(after: anchor, in: conversationId) } ?? 0
+                try reading.historyForward(conversationId, after: from, limit: limit, all: all, onPage: printer.print)
+            } else {
+                try reading.history(conversationId, before: anchor, limit: limit, all: false, onPage: printer.print)
+            }
         } catch {
             switch error {
             case .api(.server(404, "message_not_found", let message, _)):
-                throw .usage(message, hint: "--before id: takes the id of a message in this conversation (`nexusctl history --json` shows them).")
+                throw .usage(message, hint: "id: takes the id of a message in this conversation (`nexusctl history --json` shows them).")
             case .cacheCannotAnswer(let error):
-                throw CLIError(.unavailable, "\(error)", hint: "offline, --before takes a seq; the cache can't look up ids or times.")
+                throw CLIError(.unavailable, "\(error)", hint: "offline, --before and --after take a seq; the cache can't look up ids or times.")
             default:
                 throw context.failure(error)
             }
@@ -61,19 +83,19 @@ enum HistoryCommand {
         return .ok
     }
 
-    static func parseAnchor(_ text: String) throws(CLIError) -> NexusAPI.Anchor {
+    static func parseAnchor(_ text: String, option: String) throws(CLIError) -> NexusAPI.Anchor {
         if let seq = Int64(text) {
-            guard seq >= 1 else { throw .usage("--before takes a seq of 1 or more; got '\(text)'") }
+            guard seq >= (option == "after" ? 0 : 1) else { throw .usage("--\(option) takes a seq of 1 or more; got '\(text)'") }
             return .seq(seq)
         }
         if text.hasPrefix("id:") {
-            guard let id = Int64(text.dropFirst(3)), id >= 1 else { throw .usage("--before id: takes a message id; got '\(text)'") }
+            guard let id = Int64(text.dropFirst(3)), id >= 1 else { throw .usage("--\(option) id: takes a message id; got '\(text)'") }
             return .messageId(id)
         }
         if let time = Timestamp(iso8601: text) { return .time(time) }
         throw .usage(
-            "--before takes a seq, id:<message id> or an ISO-8601 time; '\(text)' is none of them",
-            hint: "for example --before 451, --before id:4711 or --before 2026-11-21T18:00:00Z")
+            "--\(option) takes a seq, id:<message id> or an ISO-8601 time; '\(text)' is none of them",
+            hint: "for example --\(option) 451, --\(option) id:4711 or --\(option) 2026-11-21T18:00:00Z")
     }
 
     struct PageView: Encodable {

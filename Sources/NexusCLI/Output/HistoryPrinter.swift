@@ -9,17 +9,20 @@ final class HistoryPrinter {
     let conversationId: Int64
     let limit: Int
     let all: Bool
+    /// Pages go forward (--after, --all): the next page is a newer one.
+    let forward: Bool
     private let reporter: ReceiptReporter
     private var people: [Int64: User] = [:]
     private let book: ReceiptBook
     private var first = true
 
-    init(context: CommandContext, me: User, conversationId: Int64, limit: Int, all: Bool) {
+    init(context: CommandContext, me: User, conversationId: Int64, limit: Int, all: Bool, forward: Bool) {
         self.context = context
         self.me = me
         self.conversationId = conversationId
         self.limit = limit
         self.all = all
+        self.forward = forward
         self.reporter = ReceiptReporter(api: try? context.api(), me: me.id)
         self.book = ReceiptBook(me: me.id)
         let cache = ConversationCache(profile: context.profile)
@@ -31,6 +34,7 @@ final class HistoryPrinter {
     func print(_ fetched: Fetched<Reading.Page>) {
         context.warn(fetched.cacheProblems)
         let page = fetched.value
+        let next = forward ? (page.hasMore ? page.messages.last?.seq : nil) : page.next
         if fetched.fromServer {
             if first { refresh() }
             reporter.stored(page.messages)
@@ -42,17 +46,19 @@ final class HistoryPrinter {
             } else {
                 output.document(
                     HistoryCommand.PageView(
-                        messages: page.messages.map(jsonLine), hasMore: page.hasMore, next: page.next,
+                        messages: page.messages.map(jsonLine), hasMore: page.hasMore, next: next,
                         offline: fetched.offlineReason != nil ? true : nil),
                     items: "messages")
             }
         } else {
             for m in page.messages { output.line(line(m)) }
-            if !all || page.next == nil {
-                if let next = page.next {
-                    output.line(output.paint("Older: nexusctl history \(context.arguments[0]) --before \(next)\(limit == Limits.defaultPageSize ? "" : " --limit \(limit)")", .dim))
+            if !all || next == nil {
+                let limitFlag = limit == Limits.defaultPageSize ? "" : " --limit \(limit)"
+                if let next {
+                    let command = forward ? "Newer: nexusctl history \(context.arguments[0]) --after \(next)" : "Older: nexusctl history \(context.arguments[0]) --before \(next)"
+                    output.line(output.paint("\(command)\(limitFlag)", .dim))
                 } else {
-                    output.line(output.paint("No more messages", .dim))
+                    output.line(output.paint(forward && !all ? "No newer messages" : "No more messages", .dim))
                 }
             }
         }

@@ -102,6 +102,42 @@ public struct Reading {
         }
     }
 
+    /// Pages forward from just after seq `after` (0: from the start), oldest first: one page,
+    /// or with `all` every page to the newest, each handed to `onPage` as soon as it is read,
+    /// so an export streams in constant memory. Seqs have no gaps (a deleted message keeps
+    /// its seq), so the page after seq s is the page before s + limit + 1.
+    public func historyForward(
+        _ conversationId: Int64, after: Int64, limit: Int, all: Bool, onPage: (Fetched<Page>) -> Void
+    ) throws(ReadError) {
+        var after = after
+        while true {
+            var fetched = try page(conversationId, before: .seq(after + Int64(limit) + 1), limit: limit)
+            // Near the newest end the server answers the newest page, which may reach back.
+            fetched.value.messages.removeAll { $0.seq <= after }
+            fetched.value.hasMore = fetched.value.messages.count == limit
+            onPage(fetched)
+            guard all, fetched.value.hasMore, let last = fetched.value.messages.last?.seq else { return }
+            after = last
+        }
+    }
+
+    /// The seq that `--after` an id or a time means, so that the page starts at that message,
+    /// or at the first one sent at or after that time: the seq just before (0 at the start).
+    /// Asks the server.
+    public func seq(after anchor: NexusAPI.Anchor, in conversationId: Int64) throws(ReadError) -> Int64 {
+        switch anchor {
+        case .seq(let seq): return seq
+        case .messageId, .time:
+            let before: MessagesPage
+            do throws(APIError) {
+                before = try api.messages(conversationId: conversationId, before: anchor, limit: 1)
+            } catch {
+                throw error.isNetwork ? .cacheCannotAnswer(error) : .api(error)
+            }
+            return before.messages.last?.seq ?? 0
+        }
+    }
+
     /// The `limit` messages before `anchor` (or the newest). A page below a seq is answered
     /// from the cache alone when the cache holds all of it; offline, the cache can only
     /// find pages by seq, so an anchor by id or time is `.cacheCannotAnswer`.

@@ -39,6 +39,7 @@ enum HistoryCommand {
             OptionSpec("limit", .value(placeholder: "N"), help: "messages a page, 1 to 500 (default 50)"),
             OptionSpec("after", .value(placeholder: "SEQ|id:ID|TIME"), help: "messages after this seq, from this message id or time, oldest first"),
             OptionSpec("all", help: "the whole conversation, oldest to newest"),
+            OptionSpec("read", help: "mark what it prints as read (`mark-read = yes` in the config does it always)"),
         ],
         arguments: 1...1,
         requirements: [.session],
@@ -62,6 +63,7 @@ enum HistoryCommand {
         let conversationId = try Conversations.resolve(context.arguments[0], context)
         let forward = all || after != nil
         let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all, forward: forward)
+        printer.markRead = context.invocation.flag("read") || context.config.markRead
         let reading = try context.reading()
         do throws(ReadError) {
             if forward {

@@ -36,7 +36,7 @@ enum TailCommand {
             OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 50, as the product documents load)"),
             OptionSpec("exec", .value(placeholder: "CMD"), help: "with -f, run CMD for each incoming message (JSON on stdin, NEXUS_* variables)"),
             OptionSpec("cursor", .value(placeholder: "NAME"), help: "with -f, keep the saved position under NAME (one per tail -f)"),
-            OptionSpec("read", help: "mark messages read as they are printed"),
+            OptionSpec("read", help: "mark messages read as they are printed (`mark-read = yes` in the config does it always)"),
             OptionSpec("receipts", help: "also print a line when someone's delivered or read mark moves (always in JSON)"),
         ],
         arguments: 0...1,
@@ -63,7 +63,7 @@ enum TailCommand {
             throw .usage("--cursor names the saved position of a `tail -f`; it needs -f")
         }
         let printer = MessagePrinter(context: context, me: me, showConversation: conversationId == nil)
-        printer.markRead = context.invocation.flag("read")
+        printer.markRead = context.invocation.flag("read") || context.config.markRead
         printer.showReceipts = context.invocation.flag("receipts")
         let members = try context.read { r throws(ReadError) in try r.members(of: conversationId) }
         printer.learn(members.value)

@@ -11,6 +11,8 @@ final class HistoryPrinter {
     let all: Bool
     /// Pages go forward (--after, --all): the next page is a newer one.
     let forward: Bool
+    /// --read: what is printed is marked read, also when the cache answered.
+    var markRead = false
     private let reporter: ReceiptReporter
     private var people: [Int64: User] = [:]
     private let book: ReceiptBook
@@ -37,8 +39,8 @@ final class HistoryPrinter {
         let next = forward ? (page.hasMore ? page.messages.last?.seq : nil) : page.next
         if fetched.fromServer {
             if first { refresh() }
-            reporter.stored(page.messages)
         }
+        if fetched.fromServer || markRead { reporter.stored(page.messages, read: markRead) }
         let output = context.output
         if output.json {
             if all {

@@ -5,6 +5,7 @@
 ///     server = https://chat.example.com
 ///     cacert = /etc/nexus/ca.pem
 ///     allow-plain-http = no
+///     mark-read = yes
 ///
 /// Flags override the environment, which overrides this file.
 public struct Config: Sendable, Equatable {
@@ -16,8 +17,11 @@ public struct Config: Sendable, Equatable {
     public var cacert: String?
     /// Lets secrets go over plain http:// to a host that is not loopback.
     public var allowPlainHTTP = false
+    /// Reading commands (`tail`, `history`) mark what they print as read, as opening a chat
+    /// does in the product documents (like their --read).
+    public var markRead = false
 
-    public static let keys = ["profile", "server", "cacert", "allow-plain-http"]
+    public static let keys = ["profile", "server", "cacert", "allow-plain-http", "mark-read"]
 
     public init(profile: String? = nil, server: String? = nil) {
         self.profile = profile
@@ -58,12 +62,14 @@ public struct Config: Sendable, Equatable {
             case "profile": config.profile = value
             case "server": config.server = value
             case "cacert": config.cacert = value
-            case "allow-plain-http":
+            case "allow-plain-http", "mark-read":
+                let on: Bool
                 switch value.lowercased() {
-                case "yes", "true", "1": config.allowPlainHTTP = true
-                case "no", "false", "0": config.allowPlainHTTP = false
-                default: throw ParseError(path: path, line: index + 1, reason: "'allow-plain-http' takes yes or no, got '\(value)'")
+                case "yes", "true", "1": on = true
+                case "no", "false", "0": on = false
+                default: throw ParseError(path: path, line: index + 1, reason: "'\(key)' takes yes or no, got '\(value)'")
                 }
+                if key == "mark-read" { config.markRead = on } else { config.allowPlainHTTP = on }
             default:
                 throw ParseError(path: path, line: index + 1, reason: "unknown setting '\(key)'; known: \(keys.joined(separator: ", "))")
             }

@@ -106,6 +106,7 @@ public enum NexusCLI {
             if code == .ok && context.reachedServer && spec.deliversQueueAfterwards {
                 OutboxSending.opportunistic(context)
             }
+            if code == .ok { CacheRetention(profile: context.profile).pruneIfDue() }
             return code.rawValue
         } catch {
             output.error(error)

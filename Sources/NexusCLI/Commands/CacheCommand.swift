@@ -11,7 +11,7 @@ enum CacheCommand {
             CommandSpec(
                 name: "prune", summary: "Drop cached messages older than an age (default \(defaultRetention))",
                 usage: ["[--older-than AGE]"],
-                details: "AGE is a number and a unit: 90m, 12h, 30d, 8w. Each cache file is rewritten atomically.\nThe outbox is never pruned.",
+                details: "AGE is a number and a unit: 90m, 12h, 30d, 8w. Each cache file is rewritten atomically.\nThe outbox is never pruned. The cache also prunes itself: the first command of a day drops\nmessages older than 30 days.",
                 options: [OptionSpec("older-than", .value(placeholder: "AGE"), help: "the age past which messages go (default \(defaultRetention))")],
                 jsonFields: ["removed"], run: prune),
         ],

@@ -131,6 +131,13 @@ public enum FileSystem {
         return names.sorted()
     }
 
+    /// When a file was last written, or nil when it does not exist.
+    public static func modificationTime(_ path: String) -> Timestamp? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return Timestamp(milliseconds: Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
+    }
+
     /// The permission bits of a file, or nil when it does not exist.
     public static func mode(of path: String) -> mode_t? {
         var st = stat()

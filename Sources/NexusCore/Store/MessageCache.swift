@@ -35,6 +35,8 @@ public struct MessageCache: Sendable {
         var last: Int64
         var path: String
         var size: Int
+        /// When its first message was sent, where reading it told (`prune` skips segments that start after its cutoff).
+        var firstSentAt: Timestamp?
     }
 
     // MARK: Writing
@@ -68,7 +70,7 @@ public struct MessageCache: Sendable {
     }
 
     /// Splits messages sorted by seq into runs of consecutive seqs.
-    private func runs(_ sorted: [Message]) -> [[Message]] {
+    func runs(_ sorted: [Message]) -> [[Message]] {
         var out: [[Message]] = []
         for m in sorted {
             if let last = out.last?.last, last.seq + 1 == m.seq { out[out.count - 1].append(m) } else { out.append([m]) }
@@ -126,7 +128,7 @@ public struct MessageCache: Sendable {
                 segments += try repair(path, conversationId: conversationId)
                 continue
             }
-            segments.append(Segment(first: first.seq, last: last.seq, path: path, size: file.size))
+            segments.append(Segment(first: first.seq, last: last.seq, path: path, size: file.size, firstSentAt: first.sentAt))
         }
         return segments.sorted { $0.first < $1.first }
     }
@@ -197,29 +199,6 @@ public struct MessageCache: Sendable {
     /// The conversations with anything cached.
     public func conversations() -> [Int64] {
         FileSystem.list(directory, directoriesOnly: true).compactMap { Int64($0) }.sorted()
-    }
-
-    // MARK: Retention
-
-    /// Drops cached messages sent before `cutoff`; returns how many. Each segment is
-    /// rewritten atomically (temporary file, rename) with what it keeps.
-    @discardableResult
-    public func prune(olderThan cutoff: Timestamp) throws(StoreError) -> Int {
-        var removed = 0
-        for conversationId in conversations() {
-            for s in try segments(conversationId) {
-                let all = JSONLinesFile.parse(try FileSystem.readFile(s.path) ?? [], as: Message.self).records
-                let kept = all.filter { $0.sentAt >= cutoff }
-                guard kept.count < all.count else { continue }
-                removed += all.count - kept.count
-                unlink(s.path)
-                for run in runs(kept) {
-                    try JSONLinesFile(path: folder(conversationId) + "/" + Self.name(run[0].seq)).replace(with: run)
-                }
-            }
-            rmdir(folder(conversationId))  // only succeeds when empty
-        }
-        return removed
     }
 }
 

@@ -13,9 +13,11 @@ let package = Package(
         // The system's OpenSSL for HTTPS and SHA-256 (not a package dependency): libssl-dev's
         // headers at build time, libssl3 loaded at run time by the first command that needs it.
         .target(name: "COpenSSL"),
-        .target(name: "NexusCore", dependencies: ["COpenSSL"]),
-        .target(name: "NexusCLI", dependencies: ["NexusCore"]),
-        .executableTarget(name: "nexusctl", dependencies: ["NexusCLI"]),
+        // The C library (Glibc, Musl or Darwin), imported in one place.
+        .target(name: "LibC"),
+        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC"]),
+        .target(name: "NexusCLI", dependencies: ["NexusCore", "LibC"]),
+        .executableTarget(name: "nexusctl", dependencies: ["NexusCLI", "LibC"]),
         .testTarget(name: "NexusCoreTests", dependencies: ["NexusCore"]),
         .testTarget(name: "NexusCLITests", dependencies: ["NexusCLI", "NexusCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["NexusCore"]),

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 import NexusCLI
 
 // A parent may hand down a signal mask that blocks these (a libdispatch worker thread

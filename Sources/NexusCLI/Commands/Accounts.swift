@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import LibC
 import NexusCore
 
 /// What register and login share: reading the password and saving the session.

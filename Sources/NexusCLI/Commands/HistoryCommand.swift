@@ -67,8 +67,7 @@ enum HistoryCommand {
         let reading = try context.reading()
         do throws(ReadError) {
             if forward {
-                let from = try after.map { anchor throws(ReadError) in try reading.seq(after: anchor, in: conversationId) } ?? 0
-                try reading.historyForward(conversationId, after: from, limit: limit, all: all, onPage: printer.print)
+                try reading.historyForward(conversationId, after: after, limit: limit, all: all, onPage: printer.print)
             } else {
                 try reading.history(conversationId, before: anchor, limit: limit, all: false, onPage: printer.print)
             }

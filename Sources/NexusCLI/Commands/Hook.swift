@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

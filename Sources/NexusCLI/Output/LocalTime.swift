@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 import NexusCore
 
 /// Renders server times in the local time zone (from TZ and /etc/localtime, through the C library).

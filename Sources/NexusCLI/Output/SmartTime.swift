@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 import NexusCore
 
 /// Times as the conversation list shows them (from the product documents): "Just now",

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 /// Where a command's input and output go. The real process uses `SystemTerminal`;
 /// tests use `CapturedTerminal` and run commands in-process.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 /// What a FeedFollower hands out. It never prints: the consumer (the CLI's printer, or a
 /// test) writes, and the follower saves the position right after each event is written.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 /// The durable position of one `tail -f`: a file in the profile per scope (everything, or
 /// one conversation) and name, locked while a follower uses it. Two followers moving one

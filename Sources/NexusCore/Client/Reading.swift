@@ -102,14 +102,14 @@ public struct Reading {
         }
     }
 
-    /// Pages forward from just after seq `after` (0: from the start), oldest first: one page,
+    /// Pages forward from just after `anchor` (nil: from the start), oldest first: one page,
     /// or with `all` every page to the newest, each handed to `onPage` as soon as it is read,
     /// so an export streams in constant memory. Seqs have no gaps (a deleted message keeps
     /// its seq), so the page after seq s is the page before s + limit + 1.
     public func historyForward(
-        _ conversationId: Int64, after: Int64, limit: Int, all: Bool, onPage: (Fetched<Page>) -> Void
+        _ conversationId: Int64, after anchor: NexusAPI.Anchor?, limit: Int, all: Bool, onPage: (Fetched<Page>) -> Void
     ) throws(ReadError) {
-        var after = after
+        var after = try anchor.map { anchor throws(ReadError) in try seq(after: anchor, in: conversationId) } ?? 0
         while true {
             var fetched = try page(conversationId, before: .seq(after + Int64(limit) + 1), limit: limit)
             // Near the newest end the server answers the newest page, which may reach back.
@@ -124,7 +124,7 @@ public struct Reading {
     /// The seq that `--after` an id or a time means, so that the page starts at that message,
     /// or at the first one sent at or after that time: the seq just before (0 at the start).
     /// Asks the server.
-    public func seq(after anchor: NexusAPI.Anchor, in conversationId: Int64) throws(ReadError) -> Int64 {
+    func seq(after anchor: NexusAPI.Anchor, in conversationId: Int64) throws(ReadError) -> Int64 {
         switch anchor {
         case .seq(let seq): return seq
         case .messageId, .time:

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 /// Holds SIGINT, SIGTERM and SIGHUP off while a feed event is written out and its position
 /// saved, so an interrupted `tail -f` never leaves a line printed but not saved (which a

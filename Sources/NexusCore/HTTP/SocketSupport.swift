@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 // Small helpers of the socket client (HTTPClient, TLSConnection).
 
@@ -20,11 +16,3 @@ func systemClose(_ fd: Int32) -> Int32 {
     #endif
 }
 
-extension StringProtocol {
-    public func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return String(s)
-    }
-}

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 /// A local file operation that failed, with the path and the system's reason.
 public struct StoreError: Error, Equatable, CustomStringConvertible {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 extension MessageCache {
     /// Drops cached messages sent before `cutoff`; returns how many. Each segment is

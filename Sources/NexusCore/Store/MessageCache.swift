@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -231,11 +227,7 @@ struct SegmentFile {
     }
 
     func close() {
-        #if canImport(Glibc)
-        _ = Glibc.close(fd)
-        #else
-        _ = Darwin.close(fd)
-        #endif
+        _ = systemClose(fd)
     }
 
     private func bytes(_ from: Int, _ to: Int) -> [UInt8] {

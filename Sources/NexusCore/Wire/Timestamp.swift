@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LibC
 
 /// A moment in milliseconds since the Unix epoch. On the wire it is an ISO-8601 UTC
 /// string with milliseconds ("2026-11-22T12:03:04.123Z"): readable in jq and sortable

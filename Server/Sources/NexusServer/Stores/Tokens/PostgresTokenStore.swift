@@ -50,7 +50,7 @@ struct PostgresTokenStore: TokenStore {
                 """
                 INSERT INTO users (email, display_name, password_hash, created_at, bot, owner_id)
                 VALUES (\(email), \(displayName), '', \(token.createdAt.milliseconds), true, \(ownerId))
-                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, bot
+                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at, bot
                 """, logger: db.logger
             ).collect()
             guard let user = try rows.first.map({ try Rows.user($0.makeRandomAccess()) }) else { return nil }

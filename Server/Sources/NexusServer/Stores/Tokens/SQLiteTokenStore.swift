@@ -55,7 +55,7 @@ struct SQLiteTokenStore: TokenStore {
             let rows = try await db.query(
                 """
                 INSERT INTO users (email, display_name, password_hash, created_at, bot, owner_id) VALUES (?, ?, '', ?, 1, ?)
-                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, bot
+                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at, bot
                 """,
                 [.text(email), .text(displayName), .integer(Int(token.createdAt.milliseconds)), .integer(Int(ownerId))])
             guard let user = try rows.first.map(Rows.user) else { return nil }

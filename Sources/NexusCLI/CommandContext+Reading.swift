@@ -1,9 +1,14 @@
 import NexusCore
 
 extension CommandContext {
+    /// The caller's id; for $NEXUS_TOKEN, asked of the server (nil when it can't be reached).
+    func userIdIfKnown() -> Int64? {
+        tokenFromEnvironment ? (try? me())?.id : session?.user.id
+    }
+
     /// Offline-first reads for this profile and server.
     func reading() throws(CLIError) -> Reading {
-        Reading(profile: profile, api: try api(), me: session?.user.id)
+        Reading(profile: profile, api: try api(), me: userIdIfKnown())
     }
 
     /// One offline-first read; its cache problems are warned about, its failure is the
@@ -21,7 +26,7 @@ extension CommandContext {
 
     /// The server-side conversation actions for this profile and server.
     func conversationActions() throws(CLIError) -> ConversationActions {
-        ConversationActions(profile: profile, api: try api(), me: session?.user.id)
+        ConversationActions(profile: profile, api: try api(), me: userIdIfKnown())
     }
 
     /// One conversation action, its cache problems warned about.

@@ -75,7 +75,7 @@ public final class CommandContext {
     /// The session, which the runner has loaded for commands that require one.
     public func requireSession() throws(CLIError) -> Session {
         guard let session else {
-            throw CLIError(.auth, "not logged in (profile '\(profile.name)')", hint: "run `nexusctl login <email>` first.")
+            throw CLIError(.auth, "not logged in (profile '\(profile.name)')", hint: "run `nexusctl login <email>` first, or give an access token in $NEXUS_TOKEN.")
         }
         return session
     }
@@ -90,9 +90,61 @@ public final class CommandContext {
         }
     }
 
-    /// Turns an API failure into the usual error for this server.
+    /// Turns an API failure into the usual error for this server, worded for an access
+    /// token when the session is one (its fix is a new token, not a password login).
     public func failure(_ error: APIError) -> CLIError {
-        CLIError(error, server: (try? serverAddress()) ?? ServerAddress(host: "?", port: 0))
+        failure(error, token: session?.token)
+    }
+
+    func failure(_ error: APIError, token: String?) -> CLIError {
+        if let token, token.hasPrefix(Self.accessTokenPrefix), case .server(let status, let code, let message, _) = error,
+           status == 401 || status == 403
+        {
+            let source = tokenFromEnvironment ? "$NEXUS_TOKEN" : "the access token of profile '\(profile.name)'"
+            let fix = "make a new token with `nexusctl token create NAME` (its owner, logged in with a password), then `nexusctl login --token-stdin` or $NEXUS_TOKEN."
+            switch (status, code) {
+            case (401, "token_expired"): return CLIError(.auth, "\(source) has expired", hint: fix)
+            case (401, _): return CLIError(.auth, "\(source) was refused: revoked, or not a token of this server", hint: fix)
+            default: return CLIError(.auth, "\(source) may not do this: \(message)", hint: "use a token with a wider scope (`nexusctl token create --scope`).")
+            }
+        }
+        return CLIError(error, server: (try? serverAddress()) ?? ServerAddress(host: "?", port: 0))
+    }
+
+    /// What to do when the server refused the credentials of a delivery.
+    var loginAgainHint: String {
+        guard let token = session?.token, token.hasPrefix(Self.accessTokenPrefix) else {
+            return "run `nexusctl login <email>`, then `nexusctl retry --all`."
+        }
+        let source = tokenFromEnvironment ? "$NEXUS_TOKEN" : "the profile's access token"
+        return "\(source) was refused (expired, revoked or out of scope): make a new one with `nexusctl token create`, then `nexusctl retry --all`."
+    }
+
+    /// Access tokens start with this; sessions from login don't (see nexusd's Tokens).
+    static let accessTokenPrefix = "nxt_"
+
+    /// True when the session is $NEXUS_TOKEN's, made for this command and saved nowhere.
+    var tokenFromEnvironment = false
+    private var fetchedUser: User?
+
+    /// The caller. A session from login knows it; $NEXUS_TOKEN's asks the server once.
+    public func me() throws(CLIError) -> User {
+        let session = try requireSession()
+        guard tokenFromEnvironment else { return session.user }
+        if let fetchedUser { return fetchedUser }
+        let user = try call { api throws(APIError) in try api.me() }
+        fetchedUser = user
+        self.session?.user = user
+        return user
+    }
+
+    /// $NEXUS_TOKEN as this command's session: the server is --server, $NEXUS_SERVER, the
+    /// profile's saved one, or the config's, as for a login; nothing is written.
+    func useEnvironmentToken(_ token: String) {
+        let saved = try? profile.loadSession()
+        let server = saved?.server ?? config.server ?? ServerAddress.defaultURL
+        session = Session(server: server, token: token, user: User(id: 0, email: "", displayName: ""), createdAt: .now())
+        tokenFromEnvironment = true
     }
 
     /// An integer option, checked against a range.

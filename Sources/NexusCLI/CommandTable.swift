@@ -18,6 +18,8 @@ public enum CommandTable {
         QueueCommand.spec,
         RetryCommand.spec,
         CacheCommand.spec,
+        TokenCommand.spec,
+        BotCommand.spec,
         HelpCommand.spec,
         CompletionCommand.spec,
     ]

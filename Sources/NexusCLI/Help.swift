@@ -106,6 +106,7 @@ public enum Manual {
         for (name, meaning) in [
             ("NEXUS_SERVER", "the server URL, below --server and above the profile's own"),
             ("NEXUS_PROFILE", "the profile, below --profile and above the config file"),
+            ("NEXUS_TOKEN", "an access token to use instead of the profile's session, for this command only; nothing is saved (docs/tokens.md)"),
             ("NEXUS_HOME", "where profiles live (default $XDG_DATA_HOME/nexus or ~/.local/share/nexus)"),
             ("NO_COLOR", "when set, no colour"),
             ("XDG_CONFIG_HOME", "where the config file lives (default ~/.config)"),

@@ -95,10 +95,14 @@ public enum NexusCLI {
             profile: Profile(name: profileName, home: Profile.home(environment: environment)))
         do throws(CLIError) {
             if spec.requirements.contains(where: { $0 == .session }) {
-                do {
-                    context.session = try context.profile.loadSession()
-                } catch {
-                    throw CLIError(error)
+                if let token = environment["NEXUS_TOKEN"]?.trimmingSpaces(), !token.isEmpty {
+                    context.useEnvironmentToken(token)
+                } else {
+                    do {
+                        context.session = try context.profile.loadSession()
+                    } catch {
+                        throw CLIError(error)
+                    }
                 }
                 _ = try context.requireSession()
             }

@@ -53,7 +53,7 @@ struct HardeningTests {
     /// An expired token: nexusctl says the session expired and how to fix it (exit 4);
     /// `login` brings a new token that works.
     @Test func expiredSessionSaysLogInAgain() throws {
-        let server = try TestServer(extraArguments: ["--token-ttl", "2s"])
+        let server = try TestServer(extraArguments: ["--session-idle", "2s"])
         let alice = try User("alice", server: server.url)
         try alice.register()
         #expect(try alice.run(["users"]).code == 0)

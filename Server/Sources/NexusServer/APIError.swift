@@ -34,6 +34,10 @@ struct APIError: HTTPResponseError {
         status: .unauthorized, code: "token_expired",
         message: "The session has expired. Log in again with `nexusctl login`.")
 
+    static let accessTokenExpired = APIError(
+        status: .unauthorized, code: "token_expired",
+        message: "The access token has expired. Make a new one with `nexusctl token create`.")
+
     /// 429 with `Retry-After`, in whole seconds (at least 1).
     static func tooManyRequests(_ code: String, _ message: String, retryAfter seconds: Int64) -> APIError {
         APIError(status: .tooManyRequests, code: code, message: message, headers: [.retryAfter: String(max(1, seconds))])

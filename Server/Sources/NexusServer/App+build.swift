@@ -17,6 +17,9 @@ public struct ServerConfig: Sendable {
     public var limits: ServerLimits
     /// Serve HTTPS with these (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
     public var tls: TLSCertificates?
+    /// Tests only (`--clock-offset-file`): seconds to add to the clock, read from this
+    /// file at each look at it.
+    public var clockOffsetFile: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10,
@@ -61,6 +64,7 @@ public func buildApplication(
             throw DatabaseFailure.wrap(error, path: path)
         }
     }
+    let clock = config.clockOffsetFile.map(offsetClock) ?? clock
     let services = AppServices(stores: stores, passwords: Passwords(cost: config.bcryptCost), limits: config.limits, clock: clock)
     let limits = config.limits
     // Header limits and the idle timeout are NIO's and Hummingbird's: a request over them
@@ -85,6 +89,15 @@ public func buildApplication(
     return app
 }
 
+/// The time plus the whole number of seconds in `file` (0 while it is missing or holds none).
+func offsetClock(_ file: String) -> @Sendable () -> Timestamp {
+    {
+        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        let seconds = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        return Timestamp(milliseconds: Timestamp.now().milliseconds + seconds * 1000)
+    }
+}
+
 func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ErrorMiddleware())
@@ -106,17 +119,22 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         services: services
     ).addRoutes(to: authenticated)
     SyncController(feed: services.stores.feed, services: services).addRoutes(to: authenticated)
+    TokensController(tokens: services.stores.tokens, services: services).addRoutes(to: authenticated)
     return router
 }
 
-/// Saves last-seen times every 15 s; at shutdown, saves them once more and closes the
+/// Saves last-seen times every 15 s and deletes expired sessions; at shutdown, saves them once more and closes the
 /// database after the server has stopped taking requests.
 struct DatabaseService: Service {
     let services: AppServices
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
+            var sweeps = 0
             while !Task.isCancelled {
+                // Expired sessions at start-up and every 4 minutes (cheap: an indexed range).
+                if sweeps % 16 == 0 { await services.deleteExpiredSessions() }
+                sweeps += 1
                 try await Task.sleep(for: .seconds(15))
                 await services.saveLastSeen()
             }

@@ -54,29 +54,85 @@ struct AppServices: Sendable {
         try? await stores.users.saveLastSeen(times)
     }
 
-    /// The caller's user and token hash, from `Authorization: Bearer …`; 401 otherwise
-    /// (`token_expired` for a token past its expiry, so the client can say so). Called
-    /// once a request, by AuthenticationMiddleware.
+    /// The caller's user, token hash and access, from `Authorization: Bearer …`; 401
+    /// otherwise (`token_expired` for a token past its expiry, so the client can say so).
+    /// Called once a request, by AuthenticationMiddleware.
     func authenticate(_ request: Request) async throws -> Caller {
         // The scheme name is case-insensitive (RFC 9110).
         guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
         else {
             throw APIError.unauthorized
         }
-        let hash = Tokens.hash(String(header.dropFirst(7)).trimmingSpaces())
+        let token = String(header.dropFirst(7)).trimmingSpaces()
+        let isAccessToken = token.hasPrefix(Tokens.accessPrefix)
+        let hash = Tokens.hash(token)
         let (cached, generation) = sessions?.lookup(hash: hash) ?? (nil, 0)
-        let session: StoredSession
+        var session: StoredSession
         if let cached {
             session = cached
         } else {
-            guard let stored = try await stores.users.session(tokenHash: hash) else { throw APIError.unauthorized }
+            let stored = isAccessToken ? try await stores.tokens.token(hash: hash) : try await stores.users.session(tokenHash: hash)
+            guard let stored else { throw APIError.unauthorized }
             sessions?.remember(stored, forHash: hash, generation: generation)
             session = stored
         }
         let now = clock()
-        guard now < session.expiresAt else { throw APIError.tokenExpired }
+        if let expiresAt = session.expiresAt, now >= expiresAt {
+            throw isAccessToken ? APIError.accessTokenExpired : APIError.tokenExpired
+        }
+        if isAccessToken {
+            try await recordUse(&session, hash: hash, now: now)
+        } else {
+            try await slide(&session, hash: hash, now: now)
+        }
         presence.touch(session.user.id, at: now)
-        return Caller(user: session.user, tokenHash: hash)
+        return Caller(user: session.user, tokenHash: hash, access: session.access)
+    }
+
+    /// How stale a session's stored expiry, or a token's last use, may be before a
+    /// request writes it. A write on every request would turn each read into a database
+    /// write (on SQLite, a turn of its one writer); once an hour a token costs nothing
+    /// measurable, and an hour is nothing against a 30-day window.
+    static let refreshIntervalMs: Int64 = 3_600_000
+
+    /// Slides a session's expiry to `--session-idle` from now (never past
+    /// `--session-max-age` from its login), writing it at most once an hour.
+    private func slide(_ session: inout StoredSession, hash: String, now: Timestamp) async throws {
+        guard let expiresAt = session.expiresAt else { return }
+        var target = now.milliseconds + limits.tokenTTLSeconds * 1000
+        if let maxAge = limits.sessionMaxAgeSeconds { target = min(target, session.createdAt.milliseconds + maxAge * 1000) }
+        // A tenth of a short window (tests, strict deployments), so it still slides.
+        guard target - expiresAt.milliseconds >= min(Self.refreshIntervalMs, limits.tokenTTLSeconds * 100) else { return }
+        try await stores.users.extendSession(tokenHash: hash, expiresAt: Timestamp(milliseconds: target))
+        session.expiresAt = Timestamp(milliseconds: target)
+        sessions?.update(session, forHash: hash)
+    }
+
+    /// Records an access token's use for `token list`, at most once an hour.
+    private func recordUse(_ session: inout StoredSession, hash: String, now: Timestamp) async throws {
+        if let last = session.lastUsedAt, now.milliseconds - last.milliseconds < Self.refreshIntervalMs { return }
+        try await stores.tokens.recordUse(hash: hash, at: now)
+        session.lastUsedAt = now
+        sessions?.update(session, forHash: hash)
+    }
+
+    /// Deletes expired sessions; DatabaseService calls it now and then.
+    func deleteExpiredSessions() async {
+        _ = try? await stores.users.deleteExpiredSessions(now: clock())
+    }
+
+    /// Forgets revoked tokens at once, so the cache can't keep them working.
+    func forget(hashes: [String]) {
+        for hash in hashes { sessions?.forget(hash: hash) }
+    }
+
+    /// The members of a conversation the caller belongs to, once the caller's token may
+    /// do `permission` there: 404 first for a non-member (the same for every token), then
+    /// 403 `insufficient_scope`.
+    func members(of conversationId: Int64, caller: Caller, for permission: Permission) async throws -> [Int64] {
+        let members = try await members(of: conversationId, viewer: caller.user.id)
+        try caller.access.check(permission, conversation: conversationId)
+        return members
     }
 
     /// The members of a conversation the caller belongs to; 404 when the caller is not

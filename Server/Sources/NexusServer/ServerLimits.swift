@@ -1,8 +1,11 @@
 /// The server's resource bounds, in one place; docs/protocol.md ("Limits") lists them.
 /// Tests shrink them to reach a limit quickly.
 public struct ServerLimits: Sendable {
-    /// How long a token from register or login works.
+    /// How long a session (a token from register or login) works after its last use
+    /// (`--session-idle`): each use slides its expiry.
     public var tokenTTLSeconds: Int64 = 30 * 86_400
+    /// How long a session works after login however much it is used (`--session-max-age`); nil: no limit.
+    public var sessionMaxAgeSeconds: Int64?
     /// Failed logins allowed within `loginWindowSeconds`: per account from one address,
     /// per address across accounts, and per account across addresses (not counted for an
     /// address that has logged in to the account within `loginTrustSeconds`). See LoginLimiter.

@@ -13,16 +13,25 @@ extension Nexusd {
         out += ".SH DESCRIPTION\n" + configuration.discussion.components(separatedBy: "\n\n").map(roff).joined(separator: "\n.PP\n") + "\n"
         out += ".SH OPTIONS\n"
         var inOptions = false
+        // A label too long for the column ("--session-max-age <duration>") stands on its own
+        // line, its text on the next.
+        var pending: String?
         for line in help.split(separator: "\n") {
             if line.hasPrefix("OPTIONS:") { inOptions = true; continue }
             guard inOptions, line.hasPrefix("  ") else { continue }
             // The label is the option's words ("-h, --help", "--db <path|url>"); a long one
             // leaves only one space before the text, so split on words, not on the gap.
             let words = line.split(separator: " ")
-            let label = words.prefix { $0.hasPrefix("-") || $0.hasPrefix("<") }
-            let meaning = words.dropFirst(label.count)
-            guard !label.isEmpty, !meaning.isEmpty else { continue }
-            out += ".TP\n.B \(roff(label.joined(separator: " ")))\n\(roff(meaning.joined(separator: " ")))\n"
+            var label = words.prefix { $0.hasPrefix("-") || $0.hasPrefix("<") }.joined(separator: " ")
+            let meaning = words.drop { $0.hasPrefix("-") || $0.hasPrefix("<") }
+            if label.isEmpty, let held = pending { label = held }
+            pending = nil
+            guard !label.isEmpty else { continue }
+            guard !meaning.isEmpty else {
+                pending = label
+                continue
+            }
+            out += ".TP\n.B \(roff(label))\n\(roff(meaning.joined(separator: " ")))\n"
         }
         out += ".SH SEE ALSO\n.BR nexusctl (1)\n"
         return out

@@ -46,8 +46,23 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
-    @Option(help: ArgumentHelp("How long a token from register or login works: seconds, or a number with s, m, h or d.", valueName: "duration"))
-    var tokenTtl = "30d"
+    @Option(help: ArgumentHelp(
+        "A session (from register or login) lapses after this long unused; each use extends it: seconds, or a number with s, m, h or d.",
+        valueName: "duration"))
+    var sessionIdle = "30d"
+
+    @Option(help: ArgumentHelp(
+        "A session lapses this long after its login however much it is used (default: no limit).", valueName: "duration"))
+    var sessionMaxAge: String?
+
+    // The name --session-idle had before sessions slid.
+    @Option(help: ArgumentHelp("Old name of --session-idle.", visibility: .hidden))
+    var tokenTtl: String?
+
+    // Integration tests move nexusd's clock (session expiry, presence) by writing a number
+    // of seconds into this file; it is read at each look at the clock.
+    @Option(help: ArgumentHelp("Seconds to add to the clock, read from this file at each use (tests).", visibility: .hidden))
+    var clockOffsetFile: String?
 
     @Option(help: ArgumentHelp("bcrypt cost for new password hashes (4 to 31).", visibility: .hidden))
     var bcryptCost: UInt8 = 10
@@ -64,8 +79,16 @@ struct Nexusd: AsyncParsableCommand {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31") }
-        guard let ttl = Self.parseDuration(tokenTtl), ttl > 0 else {
-            throw ValidationError("--token-ttl takes a duration such as 3600, 90m, 12h or 30d; got '\(tokenTtl)'")
+        guard let idle = Self.parseDuration(tokenTtl ?? sessionIdle), idle > 0 else {
+            throw ValidationError("--session-idle takes a duration such as 3600, 90m, 12h or 30d; got '\(tokenTtl ?? sessionIdle)'")
+        }
+        if let sessionMaxAge {
+            guard let maxAge = Self.parseDuration(sessionMaxAge), maxAge > 0 else {
+                throw ValidationError("--session-max-age takes a duration such as 90d or 12h; got '\(sessionMaxAge)'")
+            }
+            guard maxAge >= idle else {
+                throw ValidationError("--session-max-age (\(sessionMaxAge)) is shorter than --session-idle (\(tokenTtl ?? sessionIdle)); make it at least as long")
+            }
         }
         guard (0...60).contains(syncWaitCap) else { throw ValidationError("--sync-wait-cap must be between 0 and 60") }
         guard (tlsCert == nil) == (tlsKey == nil) else {
@@ -137,7 +160,8 @@ struct Nexusd: AsyncParsableCommand {
         umask(0o077)
         let (host, port) = Self.parseListen(listen)!
         var limits = ServerLimits()
-        limits.tokenTTLSeconds = Self.parseDuration(tokenTtl)!
+        limits.tokenTTLSeconds = Self.parseDuration(tokenTtl ?? sessionIdle)!
+        limits.sessionMaxAgeSeconds = sessionMaxAge.flatMap(Self.parseDuration)
         limits.syncWaitCapSeconds = syncWaitCap
         var config = ServerConfig(
             host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
@@ -152,6 +176,7 @@ struct Nexusd: AsyncParsableCommand {
         let reloader = config.tls.map(Self.reloadOnHangUp)
         defer { reloader?.cancel() }
         let scheme = config.tls == nil ? "http" : "https"
+        config.clockOffsetFile = clockOffsetFile
         let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.

@@ -6,9 +6,9 @@ import Testing
 
 @testable import NexusServer
 
-/// Tokens expire after the configured time; login gives a new one; logout revokes.
+/// Tokens expire when unused for the configured time; login gives a new one; logout revokes.
 struct TokenTests {
-    @Test func tokensExpireAndLoginGivesANewOne() async throws {
+    @Test func tokensExpireWhenIdleAndLoginGivesANewOne() async throws {
         let clock = TestClock()
         var limits = ServerLimits()
         limits.tokenTTLSeconds = 600
@@ -17,9 +17,13 @@ struct TokenTests {
             #expect(alice.expiresAt == Timestamp(milliseconds: clock.read().milliseconds + 600_000))
             // The first call puts the session in the cache: expiry must hold there too.
             #expect(try await api.call(.get, "/v1/me", token: alice.token).status == .ok)
+            // Each use slides the expiry to 600 s after it (issue 14), so two uses 599 s
+            // apart outlast the first 600 s; then 600 s idle end it.
             clock.advance(seconds: 599)
             #expect(try await api.call(.get, "/v1/me", token: alice.token).status == .ok)
-            clock.advance(seconds: 1)
+            clock.advance(seconds: 599)
+            #expect(try await api.call(.get, "/v1/me", token: alice.token).status == .ok)
+            clock.advance(seconds: 600)
             try expectError(try await api.call(.get, "/v1/me", token: alice.token), .unauthorized, code: "token_expired")
 
             let login = try decode(AuthResponse.self, try await api.login("alice@example.com"))

@@ -22,7 +22,7 @@ enum ConvosCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let me = try context.requireSession().user.id
+        let me = try context.me().id
         let limit = try context.intOption("limit", default: Int.max, range: 1...Int.max)
         let fetched = try context.read { reading throws(ReadError) in try reading.conversations() }
         let list = fetched.value

@@ -52,7 +52,7 @@ enum HistoryCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let me = try context.requireSession().user
+        let me = try context.me()
         let limit = try context.intOption("limit", default: Limits.defaultPageSize, range: 1...Limits.maxPageSize)
         let all = context.invocation.flag("all")
         let anchor = try context.invocation.value("before").map { text throws(CLIError) in try parseAnchor(text, option: "before") }

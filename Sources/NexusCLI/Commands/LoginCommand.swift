@@ -3,10 +3,15 @@ import NexusCore
 enum LoginCommand {
     static let spec = CommandSpec(
         name: "login", summary: "Log in to an account and save the session in the profile",
-        usage: ["<email> [--password-stdin]"],
-        details: "The session is saved under $NEXUS_HOME/<profile>/session.json with mode 0600.\nUse --profile to keep several accounts or servers side by side.",
-        options: [Accounts.passwordStdin],
-        arguments: 1...1,
+        usage: ["<email> [--password-stdin]", "--token-stdin"],
+        details: """
+            The session is saved under $NEXUS_HOME/<profile>/session.json with mode 0600.
+            Use --profile to keep several accounts or servers side by side.
+            --token-stdin saves an access token (`nexusctl token create`, `nexusctl bot create`) instead, read from
+            the first line of stdin; $NEXUS_TOKEN uses one for a single command and saves nothing (docs/tokens.md).
+            """,
+        options: [Accounts.passwordStdin, OptionSpec("token-stdin", help: "log in with an access token read from the first line of stdin", secret: "token")],
+        arguments: 0...1,
         jsonFields: ["user", "profile", "server", "offline"],
         examples: [
             ("nexusctl --profile work --server http://chat.example.com:8787 login alice@example.com", "a second account, on another server"),
@@ -14,7 +19,10 @@ enum LoginCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let email = context.arguments[0]
+        if context.invocation.flag("token-stdin") { return try withToken(context) }
+        guard let email = context.arguments.first else {
+            throw .usage("login needs an email, or --token-stdin with an access token on stdin")
+        }
         if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
         try Accounts.checkWritable(context)
         let password = try Accounts.password(context, confirm: false)
@@ -39,5 +47,24 @@ enum LoginCommand {
             throw context.failure(error)
         }
         return try Accounts.save(auth, context, verb: "Logged in")
+    }
+
+    /// Checks the token with the server (who it belongs to), then saves it like a session.
+    static func withToken(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        guard context.arguments.isEmpty else { throw .usage("--token-stdin takes no email: the token says whose it is") }
+        guard let token = context.terminal.readInputLine()?.trimmingSpaces(), !token.isEmpty else {
+            throw .usage("--token-stdin was given but stdin held no token")
+        }
+        try Accounts.checkWritable(context)
+        context.session = try? context.profile.loadSession()
+        let api = try context.api()
+        api.token = token
+        let user: User
+        do throws(APIError) {
+            user = try api.me()
+        } catch {
+            throw context.failure(error, token: token)
+        }
+        return try Accounts.save(AuthResponse(token: token, user: user), context, verb: "Logged in with a token")
     }
 }

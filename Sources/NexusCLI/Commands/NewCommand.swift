@@ -28,13 +28,13 @@ enum NewCommand {
         if emails.count == 1 && name != nil { throw .usage("--name names a group; a direct conversation is named after the other person") }
         if let name, let problem = Identity.problem(withName: name.trimmingSpaces(), what: "title", checkLength: false) { throw .usage(problem) }
         let response = try context.act { actions throws(APIError) in try actions.open(emails, name: name) }
-        let me = try context.requireSession().user.id
+        let me = try context.me().id
         let c = response.conversation
         let title = c.title(viewer: me)
         if context.output.json {
             context.output.document(NewView(conversation: Titled(base: c, title: title), created: response.created))
         } else if c.kind == .group {
-            context.output.line("Created group \(c.id), \(title), with \(c.members.filter { $0.id != me }.map(\.displayName).joined(separator: ", ")).")
+            context.output.line("Created group \(c.id), \(title), with \(c.members.filter { $0.id != me }.map(\.shownName).joined(separator: ", ")).")
             context.output.note("Send with: nexusctl send \(c.id) <text>")
         } else {
             let verb = response.created ? "Opened" : "Reusing"

@@ -85,7 +85,7 @@ enum QueueCommand {
         if let reason = report.stopReason { output.warn("\(reason)") }
         if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
         if report.authRefused {
-            throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
+            throw CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
         }
         if !report.waiting.isEmpty && report.stopReason == nil {
             output.note("\(report.waiting.count) message(s) are waiting out their backoff; `queue flush --now` tries them at once.")

@@ -12,7 +12,7 @@ enum ReadCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let id = try Conversations.resolve(context.arguments[0], context)
-        let me = try context.requireSession().user.id
+        let me = try context.me().id
         let conversation = try context.act { actions throws(APIError) in try actions.markRead(id) }
         if context.output.json {
             context.output.document(Titled(base: conversation, title: conversation.title(viewer: me)))

@@ -51,7 +51,7 @@ enum RetryCommand {
         for e in report.failed where ids.contains(e.localId) { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
         if let reason = report.stopReason { context.output.warn("\(reason)") }
         if report.authRefused {
-            throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`, then `nexusctl retry --all`.")
+            throw CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
         }
         return OutboxSending.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
     }

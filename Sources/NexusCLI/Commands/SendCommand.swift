@@ -59,7 +59,7 @@ enum SendCommand {
         let failed = report.failed.filter { ids.contains($0.localId) }
         if let first = failed.first {
             throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
-                           hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."
+                           hint: report.authRefused ? context.loginAgainHint
                                : report.notFound.contains(first.localId) && first.conversationId == nil
                                    ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
         }

@@ -43,7 +43,7 @@ enum StatusCommand {
         context.output.line("\(text): \(preview(status.message.text, limit: 60))")
         context.output.table(
             status.members.map { m in
-                ["\(m.user.displayName)", "\(m.user.email)", "\(m.deliveredAt.map { LocalTime.short($0) } ?? "-")", "\(m.readAt.map { LocalTime.short($0) } ?? "-")"]
+                ["\(m.user.shownName)", "\(m.user.email)", "\(m.deliveredAt.map { LocalTime.short($0) } ?? "-")", "\(m.readAt.map { LocalTime.short($0) } ?? "-")"]
             },
             header: ["MEMBER", "EMAIL", "DELIVERED", "READ"])
         return .ok

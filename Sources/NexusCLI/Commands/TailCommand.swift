@@ -52,7 +52,7 @@ enum TailCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let me = try context.requireSession().user
+        let me = try context.me()
         let lines = try context.intOption("lines", default: 50, range: 0...Limits.maxPageSize)
         let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
         let follow = context.invocation.flag("follow")

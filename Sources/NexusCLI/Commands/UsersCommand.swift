@@ -25,7 +25,7 @@ enum UsersCommand {
                 users.map { u in
                     let seen = u.lastSeenAt.map { SmartTime.lastSeen($0, now: now) } ?? "never seen"
                     let presence = u.online == true ? context.output.paint("● online", .green) : "\(seen)"
-                    return ["\(u.displayName)", "\(u.email)", presence]
+                    return ["\(u.shownName)", "\(u.email)", presence]
                 },
                 header: ["NAME", "EMAIL", "SEEN"])
         }

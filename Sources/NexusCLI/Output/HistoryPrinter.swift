@@ -86,7 +86,7 @@ final class HistoryPrinter {
     }
 
     func line(_ m: Message) -> TerminalText {
-        let name = m.senderId == me.id ? "You" : people[m.senderId]?.displayName ?? "user \(m.senderId)"
+        let name = m.senderId == me.id ? "You" : people[m.senderId]?.shownName ?? "user \(m.senderId)"
         let output = context.output
         let body = TerminalText.body(m.text, continuation: output.paint(TerminalText.continuation(indent: 14), .dim))
         let suffix = book.status(of: m).map { output.paint("  · \($0.label)", .dim) } ?? ""

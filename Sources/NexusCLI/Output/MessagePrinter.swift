@@ -105,7 +105,7 @@ final class MessagePrinter {
             if context.output.json {
                 context.output.record(line)
             } else {
-                let name = message.senderId == me.id ? "You" : sender?.displayName ?? "user \(message.senderId)"
+                let name = message.senderId == me.id ? "You" : sender?.shownName ?? "user \(message.senderId)"
                 let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
                 let output = context.output
                 let body = TerminalText.body(message.text, continuation: output.paint(TerminalText.continuation(indent: prefix.count), .dim))

@@ -127,6 +127,7 @@ extension User {
         w.key("displayName"); w.string(displayName)
         if let online { w.key("online"); w.bool(online) }
         if let lastSeenAt { w.key("lastSeenAt"); w.timestamp(lastSeenAt) }
+        if let bot { w.key("bot"); w.bool(bot) }
         w.endObject()
     }
 }

@@ -8,14 +8,20 @@ public struct User: Codable, Hashable, Sendable {
     /// Presence, where the server tells it: a request within the last 60 s means online.
     public var online: Bool?
     public var lastSeenAt: Timestamp?
+    /// True for a bot account (`nexusctl bot create`); absent for people.
+    public var bot: Bool?
 
-    public init(id: Int64, email: String, displayName: String, online: Bool? = nil, lastSeenAt: Timestamp? = nil) {
+    public init(id: Int64, email: String, displayName: String, online: Bool? = nil, lastSeenAt: Timestamp? = nil, bot: Bool? = nil) {
         self.id = id
         self.email = email
         self.displayName = displayName
         self.online = online
         self.lastSeenAt = lastSeenAt
+        self.bot = bot
     }
+
+    /// The display name, with " [bot]" after a bot's, for text output.
+    public var shownName: String { bot == true ? displayName + " [bot]" : displayName }
 }
 
 /// One member's receipt watermarks: every message up to `deliveredSeq` reached one of
@@ -107,7 +113,7 @@ public struct Conversation: Codable, Hashable, Sendable {
         if let name, !name.isEmpty { return name }
         let others = members.filter { $0.id != viewer }
         if others.isEmpty { return members.first?.displayName ?? "conversation \(id)" }
-        return others.map(\.displayName).joined(separator: ", ")
+        return others.map(\.shownName).joined(separator: ", ")
     }
 }
 

@@ -96,7 +96,7 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
         if let name, !name.isEmpty { return name }
         let others = memberIds.filter { $0 != viewer }
         if others.isEmpty { return users[viewer]?.displayName ?? "conversation \(id)" }
-        return others.map { users[$0]?.displayName ?? "user \($0)" }.joined(separator: ", ")
+        return others.map { users[$0]?.shownName ?? "user \($0)" }.joined(separator: ", ")
     }
 }
 

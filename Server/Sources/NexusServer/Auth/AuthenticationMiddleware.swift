@@ -5,6 +5,8 @@ import NexusCore
 struct Caller: Sendable {
     var user: User
     var tokenHash: String
+    /// A session may do everything; an access token its scope.
+    var access: Access = .session
 }
 
 /// Every route added behind it needs a valid token: it answers 401 itself, before the

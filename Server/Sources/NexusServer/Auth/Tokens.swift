@@ -5,10 +5,14 @@ import Synchronization
 /// Bearer tokens: 256 random bits, shown to the client once. The database keeps only
 /// their SHA-256, so a copy of it lets no one in.
 enum Tokens {
-    static func generate() -> String {
+    /// Access tokens (`nexusctl token create`, bots) start with this, sessions with
+    /// "nx_": a request then looks in one table only.
+    static let accessPrefix = "nxt_"
+
+    static func generate(prefix: String = "nx_") -> String {
         var rng = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        return "nx_" + hex(bytes)
+        return prefix + hex(bytes)
     }
 
     static func hash(_ token: String) -> String {
@@ -54,6 +58,14 @@ final class SessionCache: Sendable {
             guard $0.generation == generation else { return }
             if $0.entries.count >= capacity { $0.entries.removeAll(keepingCapacity: true) }
             $0.entries[hash] = session
+        }
+    }
+
+    /// Replaces an entry still cached (after its expiry moved or a use was recorded); one
+    /// evicted meanwhile (a logout) stays out.
+    func update(_ session: StoredSession, forHash hash: String) {
+        state.withLock {
+            if $0.entries[hash] != nil { $0.entries[hash] = session }
         }
     }
 

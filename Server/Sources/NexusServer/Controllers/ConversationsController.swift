@@ -15,7 +15,13 @@ struct ConversationsController {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller(.all)
+        let me = caller.user
+        if caller.access.conversations != nil {
+            throw APIError(
+                status: .forbidden, code: "insufficient_scope",
+                message: "This token is limited to some conversations; it can't open others.")
+        }
         let body = try await request.decodeJSON(CreateConversationRequest.self, context: context)
         if body.kind == .group { return try await createGroup(body, creator: me) }
         guard body.members.count == 1 else {
@@ -64,8 +70,13 @@ struct ConversationsController {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
-        var list = try await conversations.conversations(viewer: me.id)
+        let caller = try context.caller(.read)
+        var list = try await conversations.conversations(viewer: caller.user.id)
+        if let allowed = caller.access.conversations {
+            list.conversations = list.conversations.filter { allowed.contains($0.id) }
+            let shown = Set(list.conversations.flatMap(\.memberIds))
+            list.users = list.users.filter { shown.contains($0.id) }
+        }
         list.users = list.users.map(services.present)
         // Thousands of conversations: the hand-written encoder, not Codable's (see JSONWriter).
         let bytes = list.jsonBytes()
@@ -76,11 +87,12 @@ struct ConversationsController {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller
         let id = try context.idParameter()
-        guard let conversation = try await conversations.conversation(id: id, viewer: me.id) else {
+        guard let conversation = try await conversations.conversation(id: id, viewer: caller.user.id) else {
             throw APIError.conversationNotFound
         }
+        try caller.access.check(.read, conversation: id)
         return try jsonResponse(services.present(conversation))
     }
 }

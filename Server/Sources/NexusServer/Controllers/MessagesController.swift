@@ -13,9 +13,10 @@ struct MessagesController {
     }
 
     @Sendable func send(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller
+        let me = caller.user
         let id = try context.idParameter()
-        let members = try await services.members(of: id, viewer: me.id)
+        let members = try await services.members(of: id, caller: caller, for: .send)
         let body = try await request.decodeJSON(SendRequest.self, context: context)
         try Self.validate(body)
         let outcomes = try await messages.send(
@@ -32,9 +33,8 @@ struct MessagesController {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
         let id = try context.idParameter()
-        _ = try await services.members(of: id, viewer: me.id)
+        _ = try await services.members(of: id, caller: try context.caller, for: .read)
         var before = try request.queryInt("before")
         let beforeId = try request.queryInt("beforeId")
         let beforeTime = try request.uri.queryParameters["beforeTime"].map { text in
@@ -67,7 +67,8 @@ struct MessagesController {
     /// the order of the request. Items are judged one by one; a bad item is rejected with
     /// the error a single send would have had, and the rest still go in.
     @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller(.send)
+        let me = caller.user
         let body = try await request.decodeJSON(BatchSendRequest.self, context: context, limit: Limits.maxBatchBytes)
         guard body.messages.count <= Limits.maxBatchItems else {
             throw APIError(
@@ -82,6 +83,8 @@ struct MessagesController {
                 if members[item.conversationId] == nil {
                     members[item.conversationId] = try await services.members(of: item.conversationId, viewer: me.id)
                 }
+                // Each item on its own: one outside the token's conversations is refused alone.
+                try caller.access.check(.send, conversation: item.conversationId)
                 try Self.validate(SendRequest(localId: item.localId, text: item.text))
                 accepted.append((index, NewMessage(conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text)))
             } catch let error as APIError {

@@ -17,9 +17,10 @@ struct ReceiptsController {
 
     /// Moves the caller's watermarks forward; answers with the conversation as it now is.
     @Sendable func receipts(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller
+        let me = caller.user
         let id = try context.idParameter()
-        let members = try await services.members(of: id, viewer: me.id)
+        let members = try await services.members(of: id, caller: caller, for: .read)
         let body = try await request.decodeJSON(ReceiptsRequest.self, context: context)
         guard (body.delivered ?? 0) >= 0, (body.read ?? 0) >= 0, body.delivered != nil || body.read != nil else {
             throw APIError.badRequest("Give delivered and/or read, as seqs of 0 or more.", code: "invalid_body")
@@ -34,9 +35,10 @@ struct ReceiptsController {
 
     /// "I am typing": shown to the other members for 3 seconds, as the product documents say.
     @Sendable func typing(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller
+        let me = caller.user
         let id = try context.idParameter()
-        let members = try await services.members(of: id, viewer: me.id)
+        let members = try await services.members(of: id, caller: caller, for: .send)
         let now = services.clock()
         let typing = Typing(conversationId: id, userId: me.id, until: Timestamp(milliseconds: now.milliseconds + TypingBoard.durationMs))
         await services.announce(typing, members: members)
@@ -44,24 +46,27 @@ struct ReceiptsController {
     }
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller
         guard let text = context.parameters.get("id"), let id = Int64(text),
-              let message = try await messages.message(id: id, viewer: me.id)
+              let message = try await messages.message(id: id, viewer: caller.user.id)
         else {
             throw APIError(status: .notFound, code: "message_not_found", message: "Message not found.")
         }
+        try caller.access.check(.read, conversation: message.conversationId)
         return try await answer(message)
     }
 
     /// The status of one of the caller's own messages, by its localId.
     @Sendable func statusByLocalId(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller(.read)
+        let me = caller.user
         guard let localId = request.uri.queryParameters["localId"].map(String.init), !localId.isEmpty else {
             throw APIError.badRequest("Give the localId of one of your messages: ?localId=…", code: "invalid_query")
         }
         guard let message = try await messages.message(localId: localId, sender: me.id) else {
             throw APIError(status: .notFound, code: "message_not_found", message: "You sent no message with localId \(localId).")
         }
+        try caller.access.check(.read, conversation: message.conversationId)
         return try await answer(message)
     }
 

@@ -43,9 +43,20 @@ struct SyncController {
     }
 
     @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller
+        let me = caller.user
         let conversationId = try request.queryInt("conversation")
-        if let conversationId { _ = try await services.members(of: conversationId, viewer: me.id) }
+        if let conversationId {
+            _ = try await services.members(of: conversationId, caller: caller, for: .read)
+        } else {
+            try caller.access.check(.read)
+            // The whole feed holds every conversation: a token limited to some reads one at a time.
+            if let allowed = caller.access.conversations {
+                throw APIError(
+                    status: .forbidden, code: "insufficient_scope",
+                    message: "This token is limited to conversations \(allowed.sorted().map(String.init).joined(separator: ", ")); sync one of them with ?conversation=ID.")
+            }
+        }
 
         if let last = try request.queryInt("last") {
             guard (0...Int64(Limits.maxPageSize)).contains(last) else {

@@ -11,7 +11,7 @@ struct UsersController {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let me = try context.caller(.read).user
         let search = try request.uri.queryParameters["search"].map { raw in
             let text = String(raw)
             try IdentityInput.rejectNUL(text, field: "search", code: "invalid_query")

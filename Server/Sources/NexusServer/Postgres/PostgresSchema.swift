@@ -106,6 +106,29 @@ enum PostgresSchema {
                 FOR EACH STATEMENT EXECUTE FUNCTION message_inserted()
             """,
         ],
+        [
+            // i14-tokens: bots (users with an owner and no password), access tokens, and an
+            // index for deleting expired sessions. A bot whose owner_id is NULL was deleted.
+            "ALTER TABLE users ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false",
+            "ALTER TABLE users ADD COLUMN owner_id BIGINT REFERENCES users(id)",
+            "CREATE INDEX users_by_owner ON users (owner_id) WHERE owner_id IS NOT NULL",
+            "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+            // conversations: the ids it is limited to, comma-separated; '' for all.
+            // expires_at NULL: never.
+            """
+            CREATE TABLE access_tokens (
+                token_hash TEXT PRIMARY KEY,
+                user_id BIGINT NOT NULL REFERENCES users(id),
+                name TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                conversations TEXT NOT NULL DEFAULT '',
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT,
+                last_used_at BIGINT,
+                UNIQUE (user_id, name)
+            )
+            """,
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

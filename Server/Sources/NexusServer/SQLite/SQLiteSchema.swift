@@ -110,5 +110,28 @@ enum SQLiteSchema {
         [
             messageInserted,
         ],
+        [
+            // i14-tokens: bots (users with an owner and no password), access tokens, and an
+            // index for deleting expired sessions. A bot whose owner_id is NULL was deleted.
+            "ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN owner_id INTEGER REFERENCES users(id)",
+            "CREATE INDEX users_by_owner ON users(owner_id) WHERE owner_id IS NOT NULL",
+            "CREATE INDEX sessions_by_expiry ON sessions(expires_at)",
+            // conversations: the ids it is limited to, comma-separated; '' for all.
+            // expires_at NULL: never.
+            """
+            CREATE TABLE access_tokens (
+                token_hash TEXT PRIMARY KEY,
+                user_id INTEGER NOT NULL REFERENCES users(id),
+                name TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                conversations TEXT NOT NULL DEFAULT '',
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER,
+                last_used_at INTEGER,
+                UNIQUE (user_id, name)
+            ) WITHOUT ROWID
+            """,
+        ],
     ]
 }

@@ -9,14 +9,20 @@ import SQLiteNIO
 protocol StoreRow {
     func int(_ column: String) throws -> Int64?
     func text(_ column: String) throws -> String?
+    /// A boolean column (INTEGER 0/1 on SQLite, BOOLEAN on PostgreSQL); nil when the
+    /// query did not select it.
+    func flag(_ column: String) throws -> Bool?
 }
 
 extension SQLiteRow: StoreRow {
     func int(_ column: String) -> Int64? { self.column(column)?.integer.map(Int64.init) }
     func text(_ column: String) -> String? { self.column(column)?.string }
+    func flag(_ column: String) -> Bool? { self.column(column)?.integer.map { $0 != 0 } }
 }
 
 extension PostgresRandomAccessRow: StoreRow {
+    func flag(_ column: String) throws -> Bool? { contains(column) ? try self[column].decode(Bool?.self) : nil }
+
     func int(_ column: String) throws -> Int64? { try self[column].decode(Int64?.self) }
 
     /// Message text is BYTEA on PostgreSQL (its TEXT cannot hold U+0000; see PostgresSchema).
@@ -29,11 +35,13 @@ extension PostgresRandomAccessRow: StoreRow {
 
 /// Row -> model mappings both backends share; each names the columns its SQL must select.
 enum Rows {
-    /// id, email, display_name and (when selected) last_seen_at.
+    /// id, email, display_name and (when selected) last_seen_at and bot.
     static func user(_ row: some StoreRow) throws -> User {
         User(
             id: try row.int("id") ?? 0, email: try row.text("email") ?? "", displayName: try row.text("display_name") ?? "",
-            lastSeenAt: try row.int("last_seen_at").map(Timestamp.init(milliseconds:)))
+            lastSeenAt: try row.int("last_seen_at").map(Timestamp.init(milliseconds:)),
+            // Absent for people, so their JSON is as it was before bots.
+            bot: try row.flag("bot") == true ? true : nil)
     }
 
     /// A message's seven columns, each name after `prefix`.

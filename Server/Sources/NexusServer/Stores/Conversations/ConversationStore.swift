@@ -31,7 +31,7 @@ enum ConversationRows {
 
     /// The members of conversations, for `hydrate`: conversation_id, delivered_seq, read_seq
     /// and the user's columns.
-    static let memberColumns = "mb.conversation_id, mb.delivered_seq, mb.read_seq, u.id, u.email, u.display_name, u.last_seen_at"
+    static let memberColumns = "mb.conversation_id, mb.delivered_seq, mb.read_seq, u.id, u.email, u.display_name, u.last_seen_at, u.bot"
 
     private static func lastMessage(_ row: some StoreRow) throws -> Message? {
         try row.int("m_id") == nil ? nil : try Rows.message(row, prefix: "m_")

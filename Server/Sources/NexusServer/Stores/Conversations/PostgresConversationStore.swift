@@ -89,7 +89,7 @@ struct PostgresConversationStore: ConversationStore {
             return try ConversationRows.summary(row, memberIds: memberIds)
         }
         let users = try await db.rows(
-            "SELECT id, email, display_name, last_seen_at FROM users WHERE id = ANY(\(Array(everyone))::bigint[]) ORDER BY id"
+            "SELECT id, email, display_name, last_seen_at, bot FROM users WHERE id = ANY(\(Array(everyone))::bigint[]) ORDER BY id"
         ).map(Rows.user)
         return ConversationsResponse(conversations: summaries, users: users)
     }

@@ -96,7 +96,7 @@ struct SQLiteConversationStore: ConversationStore {
         var users: [User] = []
         for chunk in Array(everyone).sorted().chunked(by: 500) {
             users += try await db.read(
-                "SELECT id, email, display_name, last_seen_at FROM users WHERE id IN (\(Self.placeholders(chunk.count)))",
+                "SELECT id, email, display_name, last_seen_at, bot FROM users WHERE id IN (\(Self.placeholders(chunk.count)))",
                 chunk.map { .integer(Int($0)) }
             ).map(Rows.user)
         }

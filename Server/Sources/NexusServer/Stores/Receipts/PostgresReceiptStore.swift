@@ -39,7 +39,7 @@ struct PostgresReceiptStore: ReceiptStore {
     func status(of message: Message) async throws -> [MessageStatus.Member] {
         try await db.rows(
             """
-            SELECT u.id, u.email, u.display_name, u.last_seen_at,
+            SELECT u.id, u.email, u.display_name, u.last_seen_at, u.bot,
                 (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id
                     AND r.kind = 'delivered' AND r.seq >= \(message.seq)) AS delivered_at,
                 (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id

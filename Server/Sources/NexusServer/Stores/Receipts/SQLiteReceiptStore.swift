@@ -34,7 +34,7 @@ struct SQLiteReceiptStore: ReceiptStore {
     func status(of message: Message) async throws -> [MessageStatus.Member] {
         try await db.read(
             """
-            SELECT u.id, u.email, u.display_name, u.last_seen_at,
+            SELECT u.id, u.email, u.display_name, u.last_seen_at, u.bot,
                 (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id
                     AND r.kind = 'delivered' AND r.seq >= ?) AS delivered_at,
                 (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id

@@ -15,26 +15,31 @@ struct PostgresUserStore: UserStore {
     }
 
     func credentials(email: String) async throws -> Credentials? {
-        try await db.rows("SELECT id, email, display_name, last_seen_at, password_hash FROM users WHERE email = \(email)")
+        // Bots have no password: they log in with their token only.
+        try await db.rows(
+            "SELECT id, email, display_name, last_seen_at, password_hash FROM users WHERE email = \(email) AND NOT bot")
             .first.map(Credentials.init(row:))
     }
 
     func user(email: String) async throws -> User? {
-        try await db.rows("SELECT id, email, display_name, last_seen_at FROM users WHERE email = \(email)").first.map(Rows.user)
+        try await db.rows("SELECT id, email, display_name, last_seen_at, bot FROM users WHERE email = \(email)").first.map(Rows.user)
     }
 
     func users(excluding viewer: Int64, search: String?) async throws -> [User] {
         guard let pattern = directoryPattern(search) else {
             return try await db.rows(
-                "SELECT id, email, display_name, last_seen_at FROM users WHERE id != \(viewer) ORDER BY lower(display_name), id LIMIT 1000"
+                """
+                SELECT id, email, display_name, last_seen_at, bot FROM users
+                WHERE id != \(viewer) AND (NOT bot OR owner_id IS NOT NULL) ORDER BY lower(display_name), id LIMIT 1000
+                """
             ).map(Rows.user)
         }
         // No stored name can hold U+0000, and PostgreSQL refuses it in a pattern.
         if pattern.contains("\u{0}") { return [] }
         return try await db.rows(
             """
-            SELECT id, email, display_name, last_seen_at FROM users
-            WHERE id != \(viewer) AND (display_name ILIKE \(pattern) ESCAPE '\\' OR email ILIKE \(pattern) ESCAPE '\\')
+            SELECT id, email, display_name, last_seen_at, bot FROM users
+            WHERE id != \(viewer) AND (NOT bot OR owner_id IS NOT NULL) AND (display_name ILIKE \(pattern) ESCAPE '\\' OR email ILIKE \(pattern) ESCAPE '\\')
             ORDER BY lower(display_name), id LIMIT 1000
             """
         ).map(Rows.user)
@@ -51,7 +56,8 @@ struct PostgresUserStore: UserStore {
     func session(tokenHash: String) async throws -> StoredSession? {
         try await db.rows(
             """
-            SELECT u.id, u.email, u.display_name, u.last_seen_at, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
+            SELECT u.id, u.email, u.display_name, u.last_seen_at, u.bot, s.expires_at, s.created_at
+            FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = \(tokenHash)
             """
         ).first.map(StoredSession.init(row:))
@@ -59,6 +65,15 @@ struct PostgresUserStore: UserStore {
 
     func deleteSession(tokenHash: String) async throws {
         _ = try await db.rows("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
+    }
+
+    func extendSession(tokenHash: String, expiresAt: Timestamp) async throws {
+        _ = try await db.rows(
+            "UPDATE sessions SET expires_at = GREATEST(expires_at, \(expiresAt.milliseconds)) WHERE token_hash = \(tokenHash)")
+    }
+
+    func deleteExpiredSessions(now: Timestamp) async throws -> Int {
+        try await db.rows("DELETE FROM sessions WHERE expires_at <= \(now.milliseconds) RETURNING token_hash").count
     }
 
     func saveLastSeen(_ times: [Int64: Timestamp]) async throws {

@@ -17,16 +17,18 @@ struct SQLiteUserStore: UserStore {
     }
 
     func credentials(email: String) async throws -> Credentials? {
-        try await db.read("SELECT id, email, display_name, password_hash FROM users WHERE email = ?", [.text(email)])
+        // Bots have no password: they log in with their token only.
+        try await db.read(
+            "SELECT id, email, display_name, password_hash FROM users WHERE email = ? AND bot = 0", [.text(email)])
             .first.map(Credentials.init(row:))
     }
 
     func user(email: String) async throws -> User? {
-        try await db.read("SELECT id, email, display_name, last_seen_at FROM users WHERE email = ?", [.text(email)]).first.map(Rows.user)
+        try await db.read("SELECT id, email, display_name, last_seen_at, bot FROM users WHERE email = ?", [.text(email)]).first.map(Rows.user)
     }
 
     func users(excluding viewer: Int64, search: String?) async throws -> [User] {
-        var sql = "SELECT id, email, display_name, last_seen_at FROM users WHERE id != ?"
+        var sql = "SELECT id, email, display_name, last_seen_at, bot FROM users WHERE id != ? AND (bot = 0 OR owner_id IS NOT NULL)"
         var binds: [SQLiteData] = [.integer(Int(viewer))]
         if let pattern = directoryPattern(search) {
             sql += " AND (display_name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')"
@@ -48,7 +50,7 @@ struct SQLiteUserStore: UserStore {
     func session(tokenHash: String) async throws -> StoredSession? {
         try await db.read(
             """
-            SELECT u.id, u.email, u.display_name, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id
+            SELECT u.id, u.email, u.display_name, u.bot, s.expires_at, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = ?
             """,
             [.text(tokenHash)]
@@ -59,6 +61,20 @@ struct SQLiteUserStore: UserStore {
         _ = try await db.writer.perform { db in
             try await db.query("DELETE FROM sessions WHERE token_hash = ?", [.text(tokenHash)])
         }
+    }
+
+    func extendSession(tokenHash: String, expiresAt: Timestamp) async throws {
+        _ = try await db.writer.perform { db in
+            try await db.query(
+                "UPDATE sessions SET expires_at = MAX(expires_at, ?) WHERE token_hash = ?",
+                [.integer(Int(expiresAt.milliseconds)), .text(tokenHash)])
+        }
+    }
+
+    func deleteExpiredSessions(now: Timestamp) async throws -> Int {
+        try await db.writer.perform { db in
+            try await db.query("DELETE FROM sessions WHERE expires_at <= ? RETURNING token_hash", [.integer(Int(now.milliseconds))])
+        }.count
     }
 
     func saveLastSeen(_ times: [Int64: Timestamp]) async throws {

@@ -5,10 +5,16 @@ struct Credentials: Sendable {
     var passwordHash: String
 }
 
-/// Who a token belongs to, and when it stops working.
+/// Who a token belongs to, what it may do and when it stops working: a session (from
+/// register or login) or an access token (Stores/Tokens).
 struct StoredSession: Sendable {
     var user: User
-    var expiresAt: Timestamp
+    /// nil: never (an access token made with `--expires never`).
+    var expiresAt: Timestamp?
+    var createdAt: Timestamp
+    var access: Access = .session
+    /// An access token's last recorded use (recorded at most once an hour).
+    var lastUsedAt: Timestamp?
 }
 
 /// Accounts, their sessions (tokens) and their stored last-seen times.
@@ -23,6 +29,10 @@ protocol UserStore: Sendable {
     /// The session of a token, expired or not (the caller tells an expired token apart).
     func session(tokenHash: String) async throws -> StoredSession?
     func deleteSession(tokenHash: String) async throws
+    /// Moves a session's expiry (its sliding window; see AppServices.authenticate).
+    func extendSession(tokenHash: String, expiresAt: Timestamp) async throws
+    /// Deletes the sessions expired at `now`; answers how many.
+    func deleteExpiredSessions(now: Timestamp) async throws -> Int
 
     /// Stores last-seen times kept in memory, so they outlive a restart.
     func saveLastSeen(_ times: [Int64: Timestamp]) async throws
@@ -46,9 +56,11 @@ func directoryPattern(_ search: String?) -> String? {
 }
 
 extension StoredSession {
-    /// From a row of the user's columns and the session's expires_at.
+    /// From a row of the user's columns and the session's expires_at and created_at.
     init(row: some StoreRow) throws {
-        self.init(user: try Rows.user(row), expiresAt: try Rows.timestamp(row, "expires_at") ?? Timestamp(milliseconds: 0))
+        self.init(
+            user: try Rows.user(row), expiresAt: try Rows.timestamp(row, "expires_at") ?? Timestamp(milliseconds: 0),
+            createdAt: try Rows.timestamp(row, "created_at") ?? Timestamp(milliseconds: 0))
     }
 }
 

@@ -153,11 +153,11 @@ public final class NexusAPI {
 
     // MARK: - Plumbing
 
-    private func call<R: Decodable>(_ method: String, _ path: String, timeoutMs: Int32 = 30_000) throws(APIError) -> R {
+    func call<R: Decodable>(_ method: String, _ path: String, timeoutMs: Int32 = 30_000) throws(APIError) -> R {
         try decode(raw(method, path, body: nil as [UInt8]?, timeoutMs: timeoutMs))
     }
 
-    private func call<B: Encodable, R: Decodable>(_ method: String, _ path: String, body: B) throws(APIError) -> R {
+    func call<B: Encodable, R: Decodable>(_ method: String, _ path: String, body: B) throws(APIError) -> R {
         let bytes: Data
         do { bytes = try encoder.encode(body) } catch { throw .badResponse("can't encode request: \(error)") }
         return try decode(raw(method, path, body: Array(bytes)))

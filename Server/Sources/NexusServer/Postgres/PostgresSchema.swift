@@ -96,5 +96,12 @@ enum PostgresSchema {
             "DROP INDEX users_by_email",
             "CREATE UNIQUE INDEX users_by_email ON users (email)",
         ],
+        [
+            // i14-hooks: same as i14-tokens, drop at merge
+            "ALTER TABLE users ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false",
+            "ALTER TABLE users ADD COLUMN owner_id BIGINT REFERENCES users(id)",
+        ],
+        // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
+        HookSchema.postgres,
     ]
 }

@@ -110,5 +110,12 @@ enum SQLiteSchema {
         [
             messageInserted,
         ],
+        [
+            // i14-hooks: same as i14-tokens, drop at merge
+            "ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN owner_id INTEGER REFERENCES users(id)",
+        ],
+        // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
+        HookSchema.sqlite,
     ]
 }

@@ -7,11 +7,8 @@ import Testing
 /// receiver failures and kill -9s of nexusd. On both backends; two replicas on PostgreSQL.
 @Suite(.serialized, .timeLimit(.minutes(10)))
 struct WebhookTests {
-    init() {
-        // A replica killed mid-delivery leaves its lease (PostgreSQL) to run out: 4 s here,
-        // not the default 30 s. Only hooks read NEXUSD_HOOK_*, so other suites are untouched.
-        setenv("NEXUSD_HOOK_LEASE_SECONDS", "4", 1)
-    }
+    /// A replica killed mid-delivery leaves its lease (PostgreSQL) to run out: 4 s here, not the default 30 s.
+    static let shortLease = ["NEXUSD_HOOK_LEASE_SECONDS": "4"]
 
     static let alertmanager = #"""
         {
@@ -123,7 +120,7 @@ struct WebhookTests {
     /// valid, and a message that arrives twice does so with the same delivery id.
     @Test func anOutgoingHookDeliversEveryMessageThroughFailuresAndKills() throws {
         let directory = try makeTempDir("outgoing")
-        var server = try TestServer(directory: directory)
+        var server = try TestServer(directory: directory, environment: Self.shortLease)
         let port = server.port
         let (alice, bob) = try server.pair()
         #expect(try alice.run(["send", bob.email, "hello"]).code == 0)
@@ -145,7 +142,7 @@ struct WebhookTests {
         #expect(early.attempts.contains { $0.status == 200 && $0.error == nil })
         #expect(try alice.run(["hook", "deliveries", "ci", "--limit", "1000"]).out.contains("HTTP 500"))
         server.kill9()
-        server = try TestServer(directory: directory, port: port, database: server.databasePath)
+        server = try TestServer(directory: directory, port: port, database: server.databasePath, environment: Self.shortLease)
         #expect(try alice.run(["send", bob.email, "--each-line"], stdin: lines.dropFirst(500).joined(separator: "\n") + "\n").code == 0)
 
         #expect(receiver.wait(timeout: 120) { $0.filter { $0.status == 200 }.count >= 500 })
@@ -154,7 +151,7 @@ struct WebhookTests {
         try receiver.start()
         #expect(receiver.wait(timeout: 120) { $0.filter { $0.status == 200 }.count >= 750 })
         server.kill9()
-        server = try TestServer(directory: directory, port: port, database: server.databasePath)
+        server = try TestServer(directory: directory, port: port, database: server.databasePath, environment: Self.shortLease)
 
         let all = Set(lines)
         #expect(receiver.wait(timeout: 240) { _ in all.isSubset(of: deliveredTexts()) }, "missing: \(all.subtracting(deliveredTexts()).count)")
@@ -175,8 +172,8 @@ struct WebhookTests {
     /// With two replicas on one PostgreSQL database, each delivery is made by one of them.
     @Test(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"))
     func twoReplicasNeverDeliverTheSameDeliveryTwice() throws {
-        let a = try TestServer()
-        let b = try TestServer(database: a.databasePath)
+        let a = try TestServer(environment: Self.shortLease)
+        let b = try TestServer(database: a.databasePath, environment: Self.shortLease)
         let (alice, bob) = try a.pair()
         #expect(try alice.run(["send", bob.email, "hello"]).code == 0)
         let receiver = try WebhookReceiver(failFirst: 0)

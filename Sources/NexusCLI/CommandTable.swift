@@ -15,6 +15,7 @@ public enum CommandTable {
         ReadCommand.spec,
         TypingCommand.spec,
         StatusCommand.spec,
+        HookCommand.spec,
         QueueCommand.spec,
         RetryCommand.spec,
         CacheCommand.spec,

@@ -132,13 +132,15 @@ final class TestServer {
     let log = LineCollector()
 
     init(
-        directory: String? = nil, port: Int = 0, database: String? = nil, logLevel: String = "warning", extraArguments: [String] = []
+        directory: String? = nil, port: Int = 0, database: String? = nil, logLevel: String = "warning", extraArguments: [String] = [],
+        environment: [String: String] = [:]
     ) throws {
         self.directory = try directory ?? makeTempDir("server")
         self.databasePath = try database ?? Backend.database(for: self.directory)
         process.executableURL = URL(fileURLWithPath: Binaries.nexusd)
         process.arguments = ["--listen", "127.0.0.1:\(port)", "--db", databasePath, "--bcrypt-cost", "4", "--log-level", logLevel]
             + extraArguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr

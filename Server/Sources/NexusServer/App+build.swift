@@ -78,13 +78,15 @@ public func buildApplication(
         router: buildRouter(services),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
-        services: [DatabaseService(services: services)] + (stores.bus == nil ? [] : [ClusterService(services: services)]),
+        services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger)]
+            + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)
         },
         logger: logger)
-    app.beforeServerStarts { [path = config.databasePath] in
+    app.beforeServerStarts { [path = config.databasePath, services] in
         do { try await stores.database.migrate() } catch { throw DatabaseFailure.wrap(error, path: path) }
+        services.hooks.migrated.fire()
     }
     return app
 }
@@ -107,6 +109,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     }
     let v1 = router.group("v1")
     AuthController(users: services.stores.users, services: services).addPublicRoutes(to: v1)
+    IncomingHookController(services: services).addPublicRoutes(to: v1)
     // Every route from here on needs a login.
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(services: services))
     AuthController(users: services.stores.users, services: services).addRoutes(to: authenticated)
@@ -120,6 +123,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ).addRoutes(to: authenticated)
     SyncController(feed: services.stores.feed, services: services).addRoutes(to: authenticated)
     TokensController(tokens: services.stores.tokens, services: services).addRoutes(to: authenticated)
+    HooksController(hooks: services.stores.hooks, services: services).addRoutes(to: authenticated)
     return router
 }
 

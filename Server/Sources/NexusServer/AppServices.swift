@@ -8,6 +8,8 @@ struct AppServices: Sendable {
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     var bus: (any ClusterBus)? { stores.bus }
     let notifier = FeedNotifier()
+    /// Webhooks' rate limits and the delivery worker's wake-up.
+    let hooks = HookRuntime()
     /// Tokens already checked. None with replicas: a logout on another one must shut
     /// this one out at once, so every request asks the database.
     let sessions: SessionCache?

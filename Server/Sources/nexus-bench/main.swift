@@ -286,6 +286,10 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
     stopServer(replicaB)
 }
 
+// MARK: webhooks (Webhooks.swift; NEXUS_BENCH_ONLY=webhooks for these alone)
+
+if only == nil || only == "webhooks" { webhookMeasures() }
+
 // MARK: 8. restart to ready
 
 if only == nil {

@@ -35,6 +35,7 @@ struct AuthorizationMatrixTests {
         Endpoint(method: .get, path: "/v1/sync?conversation={c}", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/sync?conversation={c}&last=5", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/messages/{m}/status", memberStatus: .ok, nonMemberCode: "message_not_found"),
+        Endpoint(method: .post, path: "/v1/hooks", body: #"{"conversationId":{c}}"#, memberStatus: .created),
     ]
 
     /// The whole matrix for one endpoint. The expired token and the revoked one belong to a
@@ -58,6 +59,8 @@ struct AuthorizationMatrixTests {
 
             let conversation = try await api.openDirect(alice.token, with: "bob@example.com").conversation.id
             let message = try await api.send(alice.token, to: conversation, localId: "first").response.message.id
+            // A body may name the conversation too (POST /v1/hooks).
+            func body(_ c: Int64) -> String? { endpoint.body?.replacingOccurrences(of: "{c}", with: "\(c)") }
             let path = endpoint.path.replacingOccurrences(of: "{c}", with: "\(conversation)")
                 .replacingOccurrences(of: "{m}", with: "\(message)")
 
@@ -69,7 +72,7 @@ struct AuthorizationMatrixTests {
                 case .revoked: revoked
                 case .expired: expired
                 }
-                let response = try await api.call(endpoint.method, path, token: token, raw: endpoint.body)
+                let response = try await api.call(endpoint.method, path, token: token, raw: body(conversation))
                 switch caller {
                 case .member:
                     #expect(response.status == endpoint.memberStatus, "member: \(response.text)")
@@ -84,8 +87,8 @@ struct AuthorizationMatrixTests {
 
             // Learn nothing: a non-member's answer is the very answer for an id that does not exist.
             let unknown = endpoint.path.replacingOccurrences(of: "{c}", with: "999999").replacingOccurrences(of: "{m}", with: "999999")
-            let forCarol = try await api.call(endpoint.method, path, token: carol.token, raw: endpoint.body)
-            let forNothing = try await api.call(endpoint.method, unknown, token: carol.token, raw: endpoint.body)
+            let forCarol = try await api.call(endpoint.method, path, token: carol.token, raw: body(conversation))
+            let forNothing = try await api.call(endpoint.method, unknown, token: carol.token, raw: body(999999))
             #expect(forCarol.status == forNothing.status)
             #expect(forCarol.text == forNothing.text)
         }

@@ -24,6 +24,7 @@ struct MessagesController {
         switch outcomes[0] {
         case .created(let message):
             services.notifier.notify(users: members)
+            services.hooks.committed(in: [id])
             return try jsonResponse(SendResponse(message: message, duplicate: false), status: .created)
         case .duplicate(let message) where message.conversationId != id:
             throw Self.localIdReused
@@ -105,6 +106,7 @@ struct MessagesController {
             }
         }
         services.notifier.notify(users: Set(touched.flatMap { members[$0] ?? [] }))
+        services.hooks.committed(in: touched)
         return try jsonResponse(BatchSendResponse(results: results.map { $0! }))
     }
 

@@ -129,6 +129,8 @@ enum PostgresSchema {
             )
             """,
         ],
+        // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
+        HookSchema.postgres,
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

@@ -133,5 +133,7 @@ enum SQLiteSchema {
             ) WITHOUT ROWID
             """,
         ],
+        // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
+        HookSchema.sqlite,
     ]
 }

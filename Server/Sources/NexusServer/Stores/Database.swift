@@ -14,6 +14,7 @@ struct Stores: Sendable {
     let receipts: any ReceiptStore
     let feed: any FeedStore
     let tokens: any TokenStore
+    let hooks: any HookStore
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     let bus: (any ClusterBus)?
 }

@@ -1,0 +1,95 @@
+import Hummingbird
+import NexusCore
+
+/// Managing one's webhooks: create, list, revoke, and an outgoing hook's delivery attempts.
+struct HooksController {
+    let hooks: any HookStore
+    let services: AppServices
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.post("hooks", use: create)
+        group.get("hooks", use: list)
+        group.delete("hooks/:name", use: revoke)
+        group.get("hooks/:name/deliveries", use: deliveries)
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.caller.user
+        let body = try await request.decodeJSON(CreateHookRequest.self, context: context)
+        _ = try await services.members(of: body.conversationId, viewer: me.id)
+        if let name = body.name { try Self.validate(name: name) }
+        if let url = body.url { try Self.validate(url: url) }
+        let now = services.clock()
+        let kind = body.url == nil ? "in" : "out"
+        // Unnamed: "<conversation>-in" (or -out), then -2, -3 … past the owner's taken names.
+        let names = body.name.map { [$0] } ?? ([""] + (2...20).map { "-\($0)" }).map { "\(body.conversationId)-\(kind)" + $0 }
+        for name in names {
+            if let url = body.url {
+                let secret = HookSigning.newSecret()
+                if let hook = try await hooks.createOutgoing(
+                    owner: me.id, conversationId: body.conversationId, name: name, url: url, secret: secret, at: now)
+                {
+                    services.hooks.addOutgoing(body.conversationId)
+                    return try jsonResponse(CreateHookResponse(hook: hook, secret: secret), status: .created)
+                }
+            } else {
+                let secret = Tokens.generate()
+                if let hook = try await hooks.createIncoming(
+                    owner: me.id, conversationId: body.conversationId, name: name, secretHash: Tokens.hash(secret), at: now)
+                {
+                    return try jsonResponse(CreateHookResponse(hook: hook, path: "/v1/hooks/in/" + secret), status: .created)
+                }
+            }
+        }
+        throw APIError(
+            status: .conflict, code: "hook_name_taken",
+            message: "You already have a hook named '\(names[0])'; choose another name with --name, or revoke that one.")
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try jsonResponse(HooksResponse(hooks: try await hooks.hooks(owner: context.caller.user.id)))
+    }
+
+    @Sendable func revoke(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let hook = try await named(context)
+        try await hooks.revoke(hookId: hook.id, at: services.clock())
+        return try jsonResponse(["hook": hook])
+    }
+
+    @Sendable func deliveries(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let hook = try await named(context)
+        let limit = try request.queryInt("limit") ?? 50
+        guard (1...1000).contains(limit) else { throw APIError.badRequest("limit must be between 1 and 1000.", code: "invalid_query") }
+        return try jsonResponse(HookDeliveriesResponse(hook: hook, attempts: try await hooks.attempts(hookId: hook.id, limit: Int(limit))))
+    }
+
+    /// The caller's live hook by the name in the path; another user's is as unknown as none.
+    private func named(_ context: AppRequestContext) async throws -> Webhook {
+        let me = try context.caller.user
+        let name = context.parameters.get("name") ?? ""
+        guard let hook = try await hooks.hooks(owner: me.id).first(where: { $0.name == name }) else {
+            throw APIError(status: .notFound, code: "hook_not_found", message: "You have no hook named '\(name)'; `nexusctl hook list` shows yours.")
+        }
+        return hook
+    }
+
+    static func validate(name: String) throws {
+        let allowed = name.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x2E || c == 0x5F
+        }
+        guard allowed, (1...64).contains(name.utf8.count), name != "in", name.first != "." else {
+            throw APIError.badRequest(
+                "A hook name is 1 to 64 letters, digits, '.', '-' or '_' (and not 'in'); '\(name)' is not.", code: "invalid_hook_name")
+        }
+    }
+
+    static func validate(url: String) throws {
+        let lower = url.lowercased()
+        let rest = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
+        guard let rest, let host = rest.split(separator: "/", maxSplits: 1).first, !host.isEmpty, url.utf8.count <= 2048,
+              !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
+        else {
+            throw APIError.badRequest("The hook's URL must be an http:// or https:// URL with a host, such as https://ci.example/hook.", code: "invalid_url")
+        }
+    }
+}

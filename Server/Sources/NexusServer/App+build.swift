@@ -103,6 +103,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         services: services
     ).addRoutes(to: authenticated)
     SyncController(feed: services.stores.feed, services: services).addRoutes(to: authenticated)
+    SearchController(search: services.stores.search, services: services).addRoutes(to: authenticated)
     return router
 }
 

@@ -153,7 +153,7 @@ public final class NexusAPI {
 
     // MARK: - Plumbing
 
-    private func call<R: Decodable>(_ method: String, _ path: String, timeoutMs: Int32 = 30_000) throws(APIError) -> R {
+    func call<R: Decodable>(_ method: String, _ path: String, timeoutMs: Int32 = 30_000) throws(APIError) -> R {
         try decode(raw(method, path, body: nil as [UInt8]?, timeoutMs: timeoutMs))
     }
 

@@ -59,7 +59,8 @@ final class SQLiteDatabase: Database {
         let conversations = SQLiteConversationStore(db: db)
         return Stores(
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
-            receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations), bus: nil)
+            receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations),
+            search: SQLiteSearchStore(db: db), bus: nil)
     }
 
     private init(writer: SQLiteWriter, readers: [SQLiteConnection], pools: [NIOThreadPool], logger: Logger) {

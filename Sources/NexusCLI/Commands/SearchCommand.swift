@@ -63,16 +63,7 @@ enum SearchCommand {
             filter.page = token
         }
         let offlineAsked = invocation.flag("offline")
-        filter.conversations = try (invocation.values["in"] ?? []).map { argument throws(CLIError) in
-            if offlineAsked {
-                guard let id = try Conversations.localId(for: argument, profile: context.profile) else {
-                    throw .usage("--in \(argument): no direct conversation with them is cached", hint: "offline, --in takes a conversation id.")
-                }
-                return id
-            }
-            return try Conversations.resolve(argument, context)
-        }
-
+        filter.conversations = try conversationIds(invocation.values["in"] ?? [], context)
         let printer = SearchPrinter(context: context, me: me, query: query)
         var response: SearchResponse
         var offline: String? = nil
@@ -95,6 +86,23 @@ enum SearchCommand {
         if let offline { context.output.warn(offline == "--offline" ? "offline (--offline); searching the local cache" : "offline (\(offline)); searching the local cache") }
         printer.print(response, offline: offline != nil, next: response.next.map { nextCommand(context, page: $0) })
         return .ok
+    }
+
+    /// `--in` arguments as ids. An email names the direct conversation with that person, as
+    /// elsewhere, but is only looked up, never opened: searching must not start conversations.
+    private static func conversationIds(_ arguments: [String], _ context: CommandContext) throws(CLIError) -> [Int64] {
+        var list: ConversationsResponse?
+        return try arguments.map { argument throws(CLIError) in
+            if let id = try Conversations.localId(for: argument, profile: context.profile) { return id }
+            if list == nil { list = try context.read { reading throws(ReadError) in try reading.conversations() }.value }
+            let me = context.session?.user.id
+            let people = Dictionary((list?.users ?? []).map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+            let direct = list?.conversations.first { c in
+                c.kind == .direct && c.memberIds.contains { $0 != me && people[$0]?.email.lowercased() == argument.lowercased() }
+            }
+            guard let direct else { throw CLIError(.notFound, "--in \(argument): you have no conversation with them") }
+            return direct.id
+        }
     }
 
     private static func local(_ query: SearchQuery, _ filter: SearchFilter, _ context: CommandContext) throws(CLIError) -> SearchResponse {

@@ -31,7 +31,7 @@ public struct LocalSearch {
         for conversationId in cache.conversations() where wanted.isEmpty || wanted.contains(conversationId) {
             for segment in try cache.segments(conversationId) {
                 try Self.lines(of: segment.path) { line in
-                    guard prefilter.mayMatch(line), let m = try? decoder.decode(Message.self, from: Data(line)) else { return }
+                    guard prefilter.mayMatch(line), let m = try? decoder.decode(Message.self, from: Data(buffer: line)) else { return }
                     guard m.id < beforeId, senderIds?.contains(m.senderId) ?? true else { return }
                     if let after = filter.after, m.sentAt < after { return }
                     if let before = filter.before, m.sentAt >= before { return }
@@ -53,7 +53,7 @@ public struct LocalSearch {
     }
 
     /// Calls `body` with each complete line of the file, reading 1 MiB at a time.
-    static func lines(of path: String, _ body: (ArraySlice<UInt8>) -> Void) throws(StoreError) {
+    static func lines(of path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(StoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { return }  // gone since it was listed (a prune): nothing to find
         defer { close(fd) }
@@ -64,12 +64,15 @@ public struct LocalSearch {
             if n < 0 { throw StoreError(path: path, reason: "can't read: \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             buffer += chunk[..<n]
-            var start = buffer.startIndex
-            while let nl = buffer[start...].firstIndex(of: 10) {
-                body(buffer[start..<nl])
-                start = nl + 1
+            let consumed = buffer.withUnsafeBufferPointer { all -> Int in
+                var start = 0
+                while start < all.count, let nl = UnsafeBufferPointer(rebasing: all[start...]).firstIndex(of: 10) {
+                    body(UnsafeBufferPointer(rebasing: all[start..<start + nl]))
+                    start += nl + 1
+                }
+                return start
             }
-            buffer.removeSubrange(..<start)
+            buffer.removeSubrange(..<consumed)
         }
         // A torn last line without its newline is not a message yet.
     }
@@ -77,39 +80,42 @@ public struct LocalSearch {
 
 /// A cheap test of a raw cache line before it is decoded. A line of plain ASCII folds
 /// by ASCII lower-casing alone, so each required word's ASCII tokens must appear in it,
-/// any case; a line with other bytes (accents, escapes) may fold to anything and is
-/// always decoded.
+/// any case, as whole words (a prefix term's last token at a word's start only); a line
+/// with other bytes (accents, escapes) may fold to anything and is always decoded.
 struct LinePrefilter {
-    private let needles: [[UInt8]]
+    private let needles: [(bytes: [UInt8], wholeWord: Bool, startOfWord: Bool)]
 
     init(_ query: SearchQuery) {
-        needles = query.required.flatMap { term -> [[UInt8]] in
-            if let raw = term.substring { return raw.utf8.allSatisfy({ $0 < 0x80 }) ? [Array(raw.utf8)] : [] }
-            return term.tokens.filter { $0.utf8.allSatisfy { $0 < 0x80 } }.map { Array($0.utf8) }
+        var needles: [(bytes: [UInt8], wholeWord: Bool, startOfWord: Bool)] = []
+        for term in query.required {
+            if let raw = term.substring {
+                if raw.utf8.allSatisfy({ $0 < 0x80 }) { needles.append((Array(raw.utf8), false, false)) }
+                continue
+            }
+            for (i, token) in term.tokens.enumerated() where token.utf8.allSatisfy({ $0 < 0x80 }) {
+                let last = i == term.tokens.count - 1
+                needles.append((Array(token.utf8), !(last && term.prefix), true))
+            }
         }
+        self.needles = needles
     }
 
-    func mayMatch(_ line: ArraySlice<UInt8>) -> Bool {
+    func mayMatch(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !needles.isEmpty else { return true }
-        var ascii = true
-        for b in line where b >= 0x80 || b == UInt8(ascii: "\\") {
-            ascii = false
-            break
-        }
-        guard ascii else { return true }
-        return needles.allSatisfy { Self.contains(line, $0) }
+        for b in line where b >= 0x80 || b == UInt8(ascii: "\\") { return true }
+        return needles.allSatisfy { Self.contains(line, $0.bytes, wholeWord: $0.wholeWord, startOfWord: $0.startOfWord) }
     }
 
     /// `needle` is lower case; the line's ASCII letters are compared lower-cased.
-    static func contains(_ line: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+    static func contains(_ line: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], wholeWord: Bool, startOfWord: Bool) -> Bool {
         guard let first = needle.first, line.count >= needle.count else { return needle.isEmpty }
-        var i = line.startIndex
-        let last = line.endIndex - needle.count
+        let last = line.count - needle.count
+        var i = 0
         while i <= last {
-            if lower(line[i]) == first {
+            if lower(line[i]) == first && (!startOfWord || i == 0 || !isWordByte(line[i - 1])) {
                 var k = 1
                 while k < needle.count && lower(line[i + k]) == needle[k] { k += 1 }
-                if k == needle.count { return true }
+                if k == needle.count && (!wholeWord || i + k == line.count || !isWordByte(line[i + k])) { return true }
             }
             i += 1
         }
@@ -117,4 +123,5 @@ struct LinePrefilter {
     }
 
     @inline(__always) static func lower(_ b: UInt8) -> UInt8 { b &- 65 < 26 ? b | 0x20 : b }
+    @inline(__always) static func isWordByte(_ b: UInt8) -> Bool { lower(b) &- 97 < 26 || b &- 48 < 10 }
 }

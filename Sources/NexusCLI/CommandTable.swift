@@ -12,6 +12,7 @@ public enum CommandTable {
         SendCommand.spec,
         TailCommand.spec,
         HistoryCommand.spec,
+        SearchCommand.spec,
         ReadCommand.spec,
         TypingCommand.spec,
         StatusCommand.spec,

@@ -124,6 +124,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     SyncController(feed: services.stores.feed, services: services).addRoutes(to: authenticated)
     TokensController(tokens: services.stores.tokens, services: services).addRoutes(to: authenticated)
     HooksController(hooks: services.stores.hooks, services: services).addRoutes(to: authenticated)
+    SearchController(search: services.stores.search, services: services).addRoutes(to: authenticated)
     return router
 }
 

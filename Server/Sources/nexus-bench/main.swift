@@ -66,7 +66,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, convos, replicas) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
@@ -221,6 +221,16 @@ if only == nil || only == "history" {
     let offlineDeep = timeCommand(nexusctl, ["history", String(deep), "--before", "500001"], env: offlineEnv, runs: 20)
     report("nexusctl history --before 500001 from the same cache (median, no network)", ms(percentile(offlineDeep.ms, 50)),
            target: "≤ 30 ms", ok: percentile(offlineDeep.ms, 50) <= 30)
+}
+
+// MARK: 5b. search (issue 18): Search.swift
+
+if only == nil || only == "search" {
+    let (searchAPI, _, searchHome) = makeUser("sara")
+    let (_, tom, _) = makeUser("tom")
+    let searched = try! searchAPI.openDirect(with: tom.email).conversation.id
+    SearchBench(nexusctl: nexusctl, baseEnv: baseEnv, url: url, report: { report($0, $1, target: $2, ok: $3) })
+        .run(api: searchAPI, conversation: searched, home: searchHome)
 }
 
 // MARK: 6. conversations: one user in 10,000 of them

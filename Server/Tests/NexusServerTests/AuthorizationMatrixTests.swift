@@ -113,4 +113,31 @@ struct AuthorizationMatrixTests {
             #expect(try await api.sync(carol.token, query: "after=0").events.isEmpty)
         }
     }
+
+    /// Search answers a non-member as it answers a query that matches nothing: 200 with no
+    /// hits, whether the query names the conversation (`in`) or not, and the same bytes;
+    /// callers without a valid token get 401 as everywhere.
+    @Test func searchShowsOnlyTheCallersConversations() async throws {
+        try await withServer { api in
+            let (alice, bob, conversation) = try await api.pair()
+            let carol = try await api.register("carol@example.com")
+            try await api.send(alice.token, to: conversation, localId: "s1", text: "the launch code is swordfish")
+            let query = "/v1/search?q=swordfish"
+            let member = try await api.call(.get, query, token: bob.token)
+            #expect(member.status == .ok)
+            #expect(try decode(SearchResponse.self, member).hits.count == 1)
+            for path in [query, query + "&in=\(conversation)"] {
+                let forCarol = try await api.call(.get, path, token: carol.token)
+                let forNothing = try await api.call(.get, path.replacingOccurrences(of: "swordfish", with: "zzzznothing"), token: carol.token)
+                #expect(forCarol.status == .ok)
+                #expect(forCarol.text == forNothing.text)
+                #expect(forCarol.text == #"{"hits":[]}"#)
+            }
+            let unknownConversation = try await api.call(.get, query + "&in=999999", token: carol.token)
+            #expect(unknownConversation.text == #"{"hits":[]}"#)
+            try expectError(try await api.call(.get, query), .unauthorized, code: "unauthorized")
+            #expect(try await api.call(.post, "/v1/logout", token: bob.token).status == .noContent)
+            try expectError(try await api.call(.get, query, token: bob.token), .unauthorized, code: "unauthorized")
+        }
+    }
 }

@@ -15,7 +15,7 @@ import Testing
 /// file in a new temp folder, or, when NEXUS_TEST_POSTGRES names a server (as
 /// Tests/scripts/with-postgres.sh sets it), a new database on that server, so these
 /// tests run on both backends. bcrypt cost 4 keeps registration and login fast.
-private func testConfig(_ limits: ServerLimits) throws -> (ServerConfig, cleanUp: @Sendable () -> Void) {
+func testConfig(_ limits: ServerLimits) throws -> (ServerConfig, cleanUp: @Sendable () -> Void) {
     var config = ServerConfig(host: "127.0.0.1", port: 0, databasePath: "", logLevel: .warning, bcryptCost: 4, limits: limits)
     if let server = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], !server.isEmpty {
         let name = "nexusd_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()

@@ -42,7 +42,7 @@ final class PostgresDatabase: Database {
         return Stores(
             database: db, users: PostgresUserStore(db: db), conversations: conversations, messages: PostgresMessageStore(db: db),
             receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations),
-            tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), bus: db)
+            tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), search: PostgresSearchStore(db: db), bus: db)
     }
 
     private init(client: PostgresClient, logger: Logger) {

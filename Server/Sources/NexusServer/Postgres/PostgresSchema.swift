@@ -131,6 +131,26 @@ enum PostgresSchema {
         ],
         // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
         HookSchema.postgres,
+        [
+            // i18-search: the full-text index of message text for `search`: a generated
+            // tsvector column (so it follows every UPDATE of the text: an edit is found by
+            // its new words, a deleted message's emptied text by none) with a GIN index.
+            // The `simple` configuration assumes no language; unaccent (postgresql-contrib)
+            // removes diacritics; non-alphanumerics become spaces so that words are cut as
+            // on SQLite (PostgreSQL's parser keeps e.g. "a@b.c" whole). The function is
+            // declared IMMUTABLE, which a generated column needs and unaccent is not (its
+            // dictionary could change), with its search_path pinned at creation.
+            "CREATE EXTENSION IF NOT EXISTS unaccent",
+            """
+            CREATE FUNCTION nexus_search_vector(body BYTEA) RETURNS tsvector
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path FROM CURRENT AS $$
+                SELECT to_tsvector('simple'::regconfig,
+                    regexp_replace(unaccent('unaccent'::regdictionary, convert_from(body, 'UTF8')), '[^[:alnum:]]+', ' ', 'g'))
+            $$
+            """,
+            "ALTER TABLE messages ADD COLUMN search tsvector GENERATED ALWAYS AS (nexus_search_vector(text)) STORED",
+            "CREATE INDEX messages_search ON messages USING GIN (search)",
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

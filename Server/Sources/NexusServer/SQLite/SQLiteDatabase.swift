@@ -60,7 +60,7 @@ final class SQLiteDatabase: Database {
         return Stores(
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
             receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations),
-            tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), bus: nil)
+            tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), search: SQLiteSearchStore(db: db), bus: nil)
     }
 
     private init(writer: SQLiteWriter, readers: [SQLiteConnection], pools: [NIOThreadPool], logger: Logger) {

@@ -135,5 +135,33 @@ enum SQLiteSchema {
         ],
         // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
         HookSchema.sqlite,
+        [
+            // i18-search: the full-text index of message text for `search`. External content
+            // (the text is stored once, in messages), kept by triggers on INSERT, UPDATE and
+            // DELETE, so an edited message is found by its new words and a deleted one
+            // (text emptied) never again. unicode61 folds case; remove_diacritics 2 makes
+            // "cafe" find "café". The rebuild indexes what an existing database holds.
+            """
+            CREATE VIRTUAL TABLE messages_fts USING fts5(
+                text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2')
+            """,
+            "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')",
+            """
+            CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+                INSERT INTO messages_fts(rowid, text) VALUES (NEW.id, NEW.text);
+            END
+            """,
+            """
+            CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
+                INSERT INTO messages_fts(rowid, text) VALUES (NEW.id, NEW.text);
+            END
+            """,
+            """
+            CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+                INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
+            END
+            """,
+        ],
     ]
 }

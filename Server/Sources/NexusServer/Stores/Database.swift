@@ -15,6 +15,7 @@ struct Stores: Sendable {
     let feed: any FeedStore
     let tokens: any TokenStore
     let hooks: any HookStore
+    let search: any SearchStore
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     let bus: (any ClusterBus)?
 }

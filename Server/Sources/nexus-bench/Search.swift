@@ -1,0 +1,75 @@
+import BenchSupport
+import Foundation
+import NexusCore
+
+/// `NEXUS_BENCH_ONLY=search` (issue 18): queries on the server over a million messages of
+/// mixed words, the whole `nexusctl search` process, and the offline scan of a million
+/// cached lines. NEXUS_BENCH_SEARCH_MESSAGES=N changes the million (for debug builds).
+struct SearchBench {
+    let nexusctl: String
+    let baseEnv: [String: String]
+    let url: String
+    let report: (String, String, String, Bool?) -> Void
+
+    /// Message n's text: eight words of a 2,000-word vocabulary, spread so that a word is in
+    /// about 0.4 % of messages and two given words together in a few hundred of a million.
+    static func text(_ n: Int) -> String {
+        var x = UInt64(n) &* 0x9E37_79B9_7F4A_7C15 | 1
+        return (0..<8).map { _ -> String in
+            x ^= x << 13
+            x ^= x >> 7
+            x ^= x << 17
+            return "w\(x % 2000)"
+        }.joined(separator: " ")
+    }
+
+    func run(api: NexusAPI, conversation: Int64, home: String) {
+        let total = Int(ProcessInfo.processInfo.environment["NEXUS_BENCH_SEARCH_MESSAGES"] ?? "") ?? 1_000_000
+        let perBatch = 1000
+        let fillStart = now()
+        for b in 0..<(total / perBatch) {
+            _ = try! api.sendBatch((0..<perBatch).map { BatchItem(conversationId: conversation, localId: "s-\(b)-\($0)", text: Self.text(b * perBatch + $0)) })
+        }
+        FileHandle.standardError.write(Data(String(format: "  (filled %d messages in %.1f s)\n", total, now() - fillStart).utf8))
+        let label = total == 1_000_000 ? "1,000,000" : "\(total)"
+        func median(_ query: String) -> Double {
+            var filter = SearchFilter()
+            filter.limit = 50
+            return percentile((0..<30).map { _ in
+                let t = now()
+                _ = try! api.search(query, filter: filter)
+                return (now() - t) * 1000
+            }, 50)
+        }
+        let twoWords = median("w17 w42")
+        report("server: search, two words, \(label) messages (median, with HTTP)", ms(twoWords), "≤ 20 ms", twoWords <= 20)
+        let phrase = median(#""w17 w42""#)
+        report("server: search, a phrase (median)", ms(phrase), "≤ 50 ms", phrase <= 50)
+        let rare = median("w17 w42 w99")
+        report("server: search, three words (median)", ms(rare), "", nil)
+
+        var env = baseEnv
+        env["NEXUS_HOME"] = home
+        env["NEXUS_SERVER"] = url
+        let online = timeCommand(nexusctl, ["search", "w17", "w42"], env: env, runs: 20)
+        report("nexusctl search, whole process, online (median)", ms(percentile(online.ms, 50)), "≤ 30 ms", percentile(online.ms, 50) <= 30)
+
+        // A cache of as many lines, written the way nexusctl writes it.
+        let cache = MessageCache(profile: Profile(name: "default", home: home))
+        var seq: Int64 = 0
+        while seq < Int64(total) {
+            let chunk = (1...10_000).map { i -> Message in
+                let s = seq + Int64(i)
+                return Message(id: s, conversationId: conversation, seq: s, senderId: 1, localId: "c\(s)", text: Self.text(Int(s)),
+                               sentAt: Timestamp(milliseconds: 1_700_000_000_000 + s))
+            }
+            try! cache.insert(chunk)
+            seq += 10_000
+        }
+        let offline = timeCommand(nexusctl, ["search", "w17", "w42", "--offline"], env: env, runs: 5)
+        report("nexusctl search --offline, \(label) cached lines (median)", ms(percentile(offline.ms, 50)), "≤ 300 ms",
+               percentile(offline.ms, 50) <= 300)
+        report("  its peak memory", String(format: "%.1f MiB", Double(offline.maxRSSKiB) / 1024), "≤ 40 MiB",
+               Double(offline.maxRSSKiB) / 1024 <= 40)
+    }
+}

@@ -121,8 +121,17 @@ public struct Sending {
             outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress)
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
-            try outbox.compact()
-            do { try MessageCache(profile: profile).insert(outcome.report.sent.map(\.message)) } catch { outcome.cacheProblems.append(.write(error)) }
+            // A delete takes the text off this device too: the sent records that still
+            // carry it (the send, earlier edits) go now rather than at the next compaction.
+            try outbox.compact(force: outcome.report.sent.contains { $0.entry.kind == .delete })
+            do {
+                // A change's answer is the message as it is now: it replaces the cached copy.
+                let cache = MessageCache(profile: profile)
+                try cache.insert(outcome.report.sent.filter { $0.entry.kind == .send }.map(\.message))
+                let changed = outcome.report.sent.filter { $0.entry.kind != .send }.map(\.message)
+                try cache.upsert(changed)
+                if !changed.isEmpty { try ConversationCache(profile: profile).update(lastMessages: changed) }
+            } catch { outcome.cacheProblems.append(.write(error)) }
         }
         return outcome
     }

@@ -36,6 +36,11 @@ final class FakeSendingServer: SendingAPI {
         return ConversationResponse(conversation: conversation, created: false)
     }
 
+    func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult] {
+        try fault()
+        return items.map { BatchResult(localId: $0.localId, status: .rejected, httpStatus: 404) }
+    }
+
     func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult] {
         try fault()
         batches.append(items)

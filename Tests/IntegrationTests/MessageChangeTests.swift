@@ -176,6 +176,28 @@ struct MessageChangeTests {
         #expect(try bob.run(["history", "\(c)", "--json"]).decode(PageJSON.self).messages.map(\.seq) == [1, 2])
     }
 
+    // The conversation list's preview follows an edit and a delete of the last message,
+    // from the server and, offline, from the cache.
+    @Test func theListPreviewFollowsTheLastMessage() throws {
+        let (server, alice, bob, c) = try setUp()
+        #expect(try alice.run(["send", "\(c)", "deploy 40%"]).code == 0)
+        #expect(try bob.run(["convos"]).out.contains("deploy 40%"))
+        let (tail, out, _) = try bob.spawn(["tail", "-f", "\(c)"])
+        defer { tail.terminate() }
+        #expect(out.wait { $0.count >= 1 })
+        #expect(try alice.run(["edit", "\(c)/1", "deploy 100%"]).code == 0)
+        #expect(out.wait { $0.contains { $0.hasSuffix("Alice edited \(c)/1: deploy 100%") } }, "\(out.text)")
+        let list = try bob.run(["convos", "--json"]).decode(ConvosJSON.self)
+        #expect(list.conversations.first?.lastMessage?.text == "deploy 100%")
+        #expect(list.conversations.first?.lastMessage?.editedAt != nil)
+        #expect(try alice.run(["delete", "\(c)/1"]).code == 0)
+        #expect(out.wait { $0.contains { $0.hasSuffix("Alice deleted \(c)/1") } }, "\(out.text)")
+        server.stop()
+        // Offline: the cached list, which the tail -f kept up to date.
+        let offline = try bob.run(["convos"])
+        #expect(offline.out.contains("message deleted") && !offline.out.contains("deploy"), "\(offline.out)\n\(offline.err)")
+    }
+
     /// Whether any file under `directory` holds `text`.
     func files(under directory: String, contain text: String) throws -> Bool {
         let needle = Data(text.utf8)

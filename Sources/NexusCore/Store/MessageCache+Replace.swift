@@ -21,7 +21,9 @@ extension MessageCache {
     private func rewrite(_ conversationId: Int64, with newer: [Int64: Message]) throws(StoreError) {
         for s in try segments(conversationId) where newer.keys.contains(where: { s.first <= $0 && $0 <= s.last }) {
             let lines = JSONLinesFile.parse(try FileSystem.readFile(s.path) ?? [], as: Message.self)
-            try JSONLinesFile(path: s.path).replace(with: lines.records.map { newer[$0.seq] ?? $0 }, keeping: lines.skipped)
+            // Not fsynced, like every cache write: still atomic (temporary file, rename), so
+            // the old text is in no file reachable by name once this returns.
+            try JSONLinesFile(path: s.path).replace(with: lines.records.map { newer[$0.seq] ?? $0 }, keeping: lines.skipped, durable: false)
         }
     }
 }

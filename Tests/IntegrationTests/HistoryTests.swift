@@ -56,7 +56,7 @@ struct HistoryTests {
         let footer = try #require(first.lines.last)
         #expect(footer == "Older: nexusctl history \(id) --before 71")
         let next = try bob.run(footer.split(separator: " ").dropFirst(2).map(String.init))
-        #expect(next.lines.first?.hasPrefix("21 ") == true, "\(next.out)")
+        #expect(next.lines.first?.hasPrefix("\(id)/21 ") == true, "\(next.out)")
         #expect(next.lines.last == "Older: nexusctl history \(id) --before 21")
     }
 
@@ -100,7 +100,7 @@ struct HistoryTests {
         let cached = try bob.run(["history", id, "--before", "101"])
         #expect(cached.code == 0)
         #expect(cached.err.isEmpty, "\(cached.err)")
-        #expect(cached.lines.first?.hasPrefix("51 ") == true)
+        #expect(cached.lines.first?.hasPrefix("\(id)/51 ") == true)
 
         let newest = try bob.run(["history", id, "--json"])
         #expect(newest.code == 0)

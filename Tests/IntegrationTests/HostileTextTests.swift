@@ -61,8 +61,11 @@ struct HostileTextTests {
         // One message line per message; every other line is a continuation under its bar,
         // so the text after a newline can't pass for a message of carol's.
         let tailLines = tail.lines.filter { !$0.hasPrefix("(") }
-        #expect(tailLines.filter { $0.hasPrefix("[") }.count == Self.attacks.count, "\(tail.out)")
-        #expect(tailLines.filter { !$0.hasPrefix("[") } == ["        │ [10:00] carol: a fake line", "        │ \ttabbed"], "\(tail.out)")
+        // A message line starts with its reference (CONVERSATION/SEQ); a continuation with spaces.
+        let messageLines = tailLines.filter { $0.first?.isNumber == true }
+        #expect(messageLines.count == Self.attacks.count, "\(tail.out)")
+        let indent = String(repeating: " ", count: (messageLines.first?.firstIndex(of: "]")?.utf16Offset(in: messageLines[0]) ?? 0) + 2)
+        #expect(tailLines.filter { $0.first?.isNumber != true } == [indent + "│ [10:00] carol: a fake line", indent + "│ \ttabbed"], "\(tail.out)")
         let historyLines = history.lines.filter { $0.first?.isNumber == true }
         #expect(historyLines.count == Self.attacks.count, "\(history.out)")
         let continued = history.lines.filter { $0.hasPrefix(" ") }

@@ -36,6 +36,26 @@ final class FakeSendingServer: SendingAPI {
         return ConversationResponse(conversation: conversation, created: false)
     }
 
+    /// Changes applied, in the order they arrived.
+    private(set) var changes: [ChangeItem] = []
+
+    /// Edits change the stored text; other kinds are only recorded. A localId seen before
+    /// is a duplicate; an unknown message a 404.
+    func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult] {
+        try fault()
+        return items.map { item in
+            guard let i = stored.firstIndex(where: { $0.conversationId == item.conversationId && $0.seq == item.seq }) else {
+                return BatchResult(localId: item.localId, status: .rejected, error: .init(code: "message_not_found", message: "No message."), httpStatus: 404)
+            }
+            if changes.contains(where: { $0.localId == item.localId }) {
+                return BatchResult(localId: item.localId, status: .duplicate, message: stored[i])
+            }
+            changes.append(item)
+            if item.kind == .edit, let text = item.text { stored[i].text = text }
+            return BatchResult(localId: item.localId, status: .created, message: stored[i])
+        }
+    }
+
     func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult] {
         try fault()
         batches.append(items)

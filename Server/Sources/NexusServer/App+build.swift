@@ -117,6 +117,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ConversationsController(users: services.stores.users, conversations: services.stores.conversations, services: services)
         .addRoutes(to: authenticated)
     MessagesController(messages: services.stores.messages, services: services).addRoutes(to: authenticated)
+    ChangesController(changes: services.stores.changes, services: services).addRoutes(to: authenticated)
     ReceiptsController(
         receipts: services.stores.receipts, conversations: services.stores.conversations, messages: services.stores.messages,
         services: services

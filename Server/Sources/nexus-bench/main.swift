@@ -66,7 +66,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
@@ -108,6 +108,12 @@ do {
 }
 
 }
+
+// MARK: 1b. edit, delete and react against send (Changes.swift)
+if only == nil || only == "changes" {
+    changeMeasures(url: url)
+}
+
 
 // MARK: 3. server throughput, 8 concurrent keep-alive senders, durable commits
 

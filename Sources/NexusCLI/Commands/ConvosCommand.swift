@@ -54,7 +54,9 @@ enum ConvosCommand {
             let mark = other?.online == true && !offline ? output.paint("●", .green) + " " : "  "
             var last: TerminalText = ""
             if let m = c.lastMessage {
-                last = (m.senderId == me ? "You: " : "") + preview(m.text, limit: 60)
+                // A sent text is never blank, so an empty one is a tombstone (the cached list keeps no deletedAt).
+                let deleted = m.deletedAt != nil || m.text.isEmpty
+                last = (m.senderId == me ? "You: " : "") + (deleted ? output.paint(TerminalText(MessageDecor.deletedText), .dim) : preview(m.text, limit: 60))
                 if m.senderId == me, let readBy = c.lastMessageReadBy, readBy > 0, readBy == c.memberIds.count - 1 { last += " ✓✓" }
             }
             let unread = c.unreadCount > 0 ? output.paint("\(c.unreadCount)", .bold) : ""

@@ -36,7 +36,9 @@ enum QueueCommand {
         jsonFields: entryFields,
         run: list)
 
-    static let entryFields = ["localId", "conversationId", "to", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text"]
+    static let entryFields = [
+        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text",
+    ]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let entries: [OutboxEntry]
@@ -57,7 +59,7 @@ enum QueueCommand {
                         : e.nextAttemptAt.map { $0 > now ? "in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" : "now" } ?? "now"
                     let error: TerminalText = e.lastError.map { "  (\($0))" } ?? ""
                     return ["\(e.localId)", "\(e.conversationId.map(String.init) ?? e.to ?? "?")", "\(e.status.rawValue)", "\(e.attempts)",
-                            "\(next)", preview(e.text, limit: 40) + error]
+                            "\(next)", what(e) + error]
                 },
                 header: ["LOCAL ID", "TO", "STATUS", "TRIES", "NEXT", "TEXT"])
         }
@@ -106,10 +108,24 @@ enum QueueCommand {
         var damaged: [DamagedRecord]
     }
 
+    /// A send's text; a change as what it does: "edit 12/3: new text", "react 👍 12/3".
+    static func what(_ e: OutboxEntry) -> TerminalText {
+        guard let ref = e.targetReference else { return preview(e.text, limit: 40) }
+        switch e.kind {
+        case .edit: return "edit \(ref): " + preview(e.text, limit: 30)
+        case .react, .unreact: return "\(e.kind.rawValue) \(e.emoji ?? "") \(ref)"
+        case .delete, .send: return "\(e.kind.rawValue) \(ref)"
+        }
+    }
+
     struct EntryView: Encodable {
+        var kind: OutboxKind
         var localId: String
         var conversationId: Int64?
         var to: String?
+        /// The message a change names.
+        var ref: MessageReference?
+        var emoji: String?
         var status: OutboxStatus
         var attempts: Int
         var queuedAt: Timestamp
@@ -118,9 +134,12 @@ enum QueueCommand {
         var text: String
 
         init(_ e: OutboxEntry) {
+            kind = e.kind
             localId = e.localId
             conversationId = e.conversationId
             to = e.to
+            ref = e.targetReference
+            emoji = e.emoji
             status = e.status
             attempts = e.attempts
             queuedAt = e.queuedAt

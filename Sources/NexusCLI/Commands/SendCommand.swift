@@ -3,7 +3,7 @@ import NexusCore
 enum SendCommand {
     static let spec = CommandSpec(
         name: "send", summary: "Send a message; it is queued safely first, so nothing is lost offline",
-        usage: ["<conversation> <text>...", "<conversation> -", "<conversation> --each-line"],
+        usage: ["<conversation> <text>...", "<conversation> -", "<conversation> --each-line", "<conversation> --reply-to <message> <text>..."],
         details: """
             \(Conversations.argumentHelp)
             The words of <text> are joined with spaces. With '-' all of stdin is one message; with
@@ -12,18 +12,24 @@ enum SendCommand {
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
             earlier queued messages of the same conversation go first (a message queued to an email
             counts as that person's direct conversation). Text with a NUL character is refused.
-            Prints "<status> <localId>" for each message. Exit status: 0 sent; 75 queued (the server
+            With --reply-to the message answers an earlier one, named CONVERSATION/SEQ (as `tail` and
+            `history` print it) in the same conversation; `history` and `tail` quote its first line.
+            Prints "<status> <localId>" for each message, and "<conversation>/<seq>" once sent. Exit status: 0 sent; 75 queued (the server
             could not be reached or is busy: `nexusctl queue flush` delivers it later); 1 failed;
             2 usage error (nothing is queued); 3 no such conversation; 4 not logged in.
             """,
-        options: [OptionSpec("each-line", help: "send every line of stdin as its own message")],
+        options: [
+            OptionSpec("each-line", help: "send every line of stdin as its own message"),
+            OptionSpec("reply-to", .value(placeholder: "MESSAGE"), help: "answer this message (CONVERSATION/SEQ)"),
+        ],
         arguments: 1...Int.max,
         requirements: [.session],
-        jsonFields: ["localId", "status", "conversationId", "message", "error", "nextAttemptAt"],
+        jsonFields: ["localId", "ref", "status", "conversationId", "message", "error", "nextAttemptAt"],
         examples: [
             ("nexusctl send bob@example.com \"build finished\"", "send one message"),
             ("make test 2>&1 | tail -5 | nexusctl send 3 -", "send a command's output as one message"),
             ("tail -n 20 alerts.log | nexusctl send ops@example.com --each-line", "one message a line, in order"),
+            ("nexusctl send 12 --reply-to 12/345 \"on it\"", "answer message 345 of conversation 12"),
         ],
         run: run)
 
@@ -32,11 +38,20 @@ enum SendCommand {
         // Every check that can fail as a usage error comes before the outbox is touched.
         let texts = try readTexts(context)
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
+        let replyTo = try context.invocation.value("reply-to").map { text throws(CLIError) in
+            let ref = try MessageArgument.parse(text, option: "--reply-to")
+            guard ref.conversationId == conversationId else {
+                throw CLIError.usage(
+                    "--reply-to \(ref) is in conversation \(ref.conversationId), not in \(target)",
+                    hint: "a reply goes to the message's own conversation: `nexusctl send \(ref.conversationId) --reply-to \(ref) TEXT`.")
+            }
+            return ref.seq
+        }
         let sending = try OutboxSending.sending(context)
         let mine: [OutboxEntry]
         let outcome: Sending.Outcome
         do {
-            (mine, outcome) = try sending.send(texts, conversationId: conversationId, to: target, lock: .wait(onBusy: {
+            (mine, outcome) = try sending.send(texts, conversationId: conversationId, to: target, replyTo: replyTo, lock: .wait(onBusy: {
                 // Another send or flush is delivering; only a person watching needs to hear it.
                 guard context.terminal.errorIsTerminal else { return }
                 context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
@@ -51,7 +66,7 @@ enum SendCommand {
         if output.json {
             if views.count == 1 { output.document(views[0]) } else { output.document(views) }
         } else {
-            for v in views { output.line("\(v.status.rawValue) \(v.localId)") }
+            for v in views { output.line("\(v.status.rawValue) \(v.localId)" + (v.status == .sent ? v.ref.map { " \($0)" } ?? "" : "")) }
         }
         let earlier = report.sent.filter { !ids.contains($0.entry.localId) }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued message(s) of this conversation.") }

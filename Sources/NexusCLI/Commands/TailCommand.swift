@@ -6,9 +6,13 @@ enum TailCommand {
         usage: ["[<conversation>] [-f] [-n N]"],
         details: """
             Without <conversation>, follows all your conversations. \(Conversations.argumentHelp)
-            With --json, prints one JSON object a line (NDJSON): "type" is "message", "receipt" or
-            "typing". Your own messages show their status: Sent, Delivered, Read (or "Read by 2/4"
-            in groups). Messages printed count as delivered to you; with --read, as read.
+            Each message line starts with the message's name, CONVERSATION/SEQ (e.g. 12/345), which
+            `edit`, `delete`, `react` and `send --reply-to` take. With --json, prints one JSON object
+            a line (NDJSON): "type" is "message", "change", "receipt" or "typing". Your own messages
+            show their status: Sent, Delivered, Read (or "Read by 2/4" in groups). Messages printed
+            count as delivered to you; with --read, as read. A change to an earlier message (an
+            edit, a delete, a reaction) prints as an event line naming it, once: "12/345 [10:02]
+            Alice edited 12/345: deploy 100%", "… Bob reacted 👍 to 12/345".
 
             With -f the position is saved in the profile after every line, so a restarted
             `tail -f` resumes where the last one stopped. Stopped by Ctrl-C, SIGTERM or SIGHUP it

@@ -21,7 +21,7 @@ final class TailFeed: FeedConsumer {
 
     func prepare(_ event: SyncEvent, live: Bool) {
         // Hooks run for what arrives while following, not for the backlog printed first.
-        if live, event.type == .message, let message = event.message { printer.runHook(for: message) }
+        if live, event.type == .message, event.change == nil, let message = event.message { printer.runHook(for: message) }
     }
 
     func write(_ event: SyncEvent, live: Bool) {
@@ -29,7 +29,7 @@ final class TailFeed: FeedConsumer {
     }
 
     func end(_ batch: SyncResponse, live: Bool) {
-        printer.delivered(batch.events.compactMap { $0.type == .message ? $0.message : nil })
+        printer.delivered(batch.events.compactMap { $0.type == .message && $0.change == nil ? $0.message : nil })
     }
 
     func showCached(_ messages: [Message]) {

@@ -19,15 +19,43 @@ struct MessageLine: Encodable {
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    private enum Keys: String, CodingKey { case type, sender, status, statusText }
+    private enum Keys: String, CodingKey { case type, ref, sender, status, statusText }
 
     func encode(to encoder: any Encoder) throws {
         try message.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode("message", forKey: .type)
+        try container.encode(message.reference, forKey: .ref)
         try container.encodeIfPresent(sender, forKey: .sender)
         try container.encodeIfPresent(status, forKey: .status)
         try container.encodeIfPresent(statusText, forKey: .statusText)
+    }
+}
+
+/// A change to an earlier message, as `tail --json` prints it: what changed, who changed
+/// it, and the message as it is now.
+struct ChangeLine: Encodable {
+    var type = "change"
+    var kind: MessageChange.Kind
+    var ref: MessageReference
+    var conversationId: Int64
+    var seq: Int64
+    var userId: Int64
+    var user: String?
+    var emoji: String?
+    var at: Timestamp
+    var message: Message
+
+    init(change: MessageChange, message: Message, user: String?) {
+        kind = change.kind
+        ref = message.reference
+        conversationId = message.conversationId
+        seq = message.seq
+        userId = change.userId
+        self.user = user
+        emoji = change.emoji
+        at = change.at
+        self.message = message
     }
 }
 

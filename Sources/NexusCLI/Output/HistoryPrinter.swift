@@ -53,7 +53,15 @@ final class HistoryPrinter {
                     items: "messages")
             }
         } else {
-            for m in page.messages { output.line(line(m)) }
+            let cache = MessageCache(profile: context.profile)
+            for m in page.messages {
+                output.line(line(m))
+                if let quote = MessageDecor.quote(
+                    m, original: MessageDecor.original(of: m, in: page.messages, cache: cache), name: name, output: output)
+                {
+                    output.line(TerminalText(String(repeating: " ", count: 14)) + quote)
+                }
+            }
             if !all || next == nil {
                 let limitFlag = limit == Limits.defaultPageSize ? "" : " --limit \(limit)"
                 if let next {
@@ -85,12 +93,14 @@ final class HistoryPrinter {
         return MessageLine(message: m, sender: people[m.senderId]?.email, status: status?.status, statusText: status?.label)
     }
 
+    private func name(_ id: Int64) -> String { id == me.id ? "You" : people[id]?.shownName ?? "user \(id)" }
+
     func line(_ m: Message) -> TerminalText {
-        let name = m.senderId == me.id ? "You" : people[m.senderId]?.shownName ?? "user \(m.senderId)"
+        let name = self.name(m.senderId)
         let output = context.output
-        let body = TerminalText.body(m.text, continuation: output.paint(TerminalText.continuation(indent: 14), .dim))
-        let suffix = book.status(of: m).map { output.paint("  · \($0.label)", .dim) } ?? ""
-        let prefix = output.paint("\("\(m.seq)".padding(6))[\(LocalTime.short(m.sentAt))]", .dim)
+        let body = MessageDecor.body(m, continuation: output.paint(TerminalText.continuation(indent: 14), .dim), output: output)
+        let suffix = MessageDecor.suffix(m, output: output) + (book.status(of: m).map { output.paint("  · \($0.label)", .dim) } ?? "")
+        let prefix = output.paint("\("\(m.reference)".padding(6))[\(LocalTime.short(m.sentAt))]", .dim)
         return "\(prefix) \(output.paint(TerminalText(name), .bold)): \(body)\(suffix)"
     }
 }

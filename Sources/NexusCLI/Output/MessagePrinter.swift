@@ -42,7 +42,9 @@ final class MessagePrinter {
     /// One event as its line, if it has one (conversation changes have none). Called in feed
     /// order, so a receipt follows the message it covers.
     func print(_ event: SyncEvent) {
-        if let m = event.message, event.type == .message {
+        if let m = event.message, let change = event.change, event.type == .message {
+            show(change: change, of: m)
+        } else if let m = event.message, event.type == .message {
             print(messages: [m])
         } else if let r = event.receipt, event.type == .receipt {
             show(receipt: r, in: event.conversationId)
@@ -55,7 +57,7 @@ final class MessagePrinter {
     /// Runs the --exec hook for an incoming message not printed yet. Before the line, so a
     /// kill in between runs it again rather than never.
     func runHook(for message: Message) {
-        guard let hook, message.senderId != me.id else { return }
+        guard let hook, message.senderId != me.id, message.deletedAt == nil else { return }
         if let printed = printedSeq[message.conversationId], message.seq <= printed { return }
         let sender = people[message.senderId]
         let status = book.status(of: message)
@@ -74,7 +76,7 @@ final class MessagePrinter {
         if context.output.json {
             context.output.record(ReceiptLine(conversationId: conversationId, receipt: receipt, user: who?.email))
         } else if showReceipts {
-            let name = who?.displayName ?? "user \(receipt.userId)"
+            let name = who?.shownName ?? "user \(receipt.userId)"
             let verb = receipt.kind == .read ? "read" : "received"
             context.output.line(context.output.paint(
                 "\(showConversation ? "#\(conversationId) " : "")[\(LocalTime.short(receipt.at))] \(name) \(verb) up to #\(receipt.seq)", .dim))
@@ -88,10 +90,36 @@ final class MessagePrinter {
             if context.output.json {
                 context.output.record(TypingLine(typing: t, user: who?.email))
             } else if context.terminal.outputIsTerminal {
-                let name = who?.displayName ?? "user \(t.userId)"
+                let name = who?.shownName ?? "user \(t.userId)"
                 context.output.line(context.output.paint("\(showConversation ? "#\(t.conversationId) " : "")\(name) is typing…", .dim))
             }
         }
+    }
+
+    private func name(_ userId: Int64) -> String {
+        userId == me.id ? "You" : people[userId]?.shownName ?? "user \(userId)"
+    }
+
+    /// A change to an earlier message, as an event line naming the message: "12/5 [10:02]
+    /// Alice edited 12/5: new text", "… Bob reacted 👍 to 12/5". Printed once per event; the
+    /// feed never repeats one.
+    private func show(change: MessageChange, of message: Message) {
+        let output = context.output
+        if output.json {
+            output.record(ChangeLine(change: change, message: message, user: people[change.userId]?.email))
+            return
+        }
+        let ref = message.reference
+        let what: TerminalText
+        switch change.kind {
+        case .edit:
+            what = "edited \(ref): " + TerminalText.body(message.text, continuation: output.paint(TerminalText.continuation(indent: 4), .dim))
+        case .delete: what = "deleted \(ref)"
+        case .react: what = "reacted \(change.emoji ?? "") to \(ref)"
+        case .unreact: what = "removed \(change.emoji ?? "") from \(ref)"
+        }
+        let prefix = "\(ref) [\(LocalTime.short(change.at))] "
+        output.line("\(output.paint(TerminalText(prefix), .dim))\(output.paint(TerminalText(name(change.userId)), .bold)) \(what)")
     }
 
     func print(messages: [Message]) {
@@ -105,12 +133,18 @@ final class MessagePrinter {
             if context.output.json {
                 context.output.record(line)
             } else {
-                let name = message.senderId == me.id ? "You" : sender?.shownName ?? "user \(message.senderId)"
-                let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
+                let name = self.name(message.senderId)
+                let prefix = "\(message.reference) [\(LocalTime.short(message.sentAt))] "
                 let output = context.output
-                let body = TerminalText.body(message.text, continuation: output.paint(TerminalText.continuation(indent: prefix.count), .dim))
-                let suffix = status.map { output.paint("  · \($0.label)", .dim) } ?? ""
+                let body = MessageDecor.body(message, continuation: output.paint(TerminalText.continuation(indent: prefix.count), .dim), output: output)
+                let suffix = MessageDecor.suffix(message, output: output) + (status.map { output.paint("  · \($0.label)", .dim) } ?? "")
                 output.line("\(output.paint(TerminalText(prefix), .dim))\(output.paint(TerminalText(name), .bold)): \(body)\(suffix)")
+                if let quote = MessageDecor.quote(
+                    message, original: MessageDecor.original(of: message, in: messages, cache: MessageCache(profile: context.profile)),
+                    name: self.name, output: output)
+                {
+                    output.line(TerminalText(String(repeating: " ", count: prefix.count)) + quote)
+                }
             }
         }
     }

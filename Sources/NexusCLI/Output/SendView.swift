@@ -1,8 +1,12 @@
 import NexusCore
 
-/// How `send` and `retry` print a message's outcome in JSON.
+/// How `send`, `retry`, `edit`, `delete` and `react` print an outbox entry's outcome in JSON.
 struct SendView: Encodable {
+    /// For a change: edit, delete, react or unreact (absent for a send).
+    var kind: String? = nil
     var localId: String
+    /// The message as `CONVERSATION/SEQ`: a send's once sent, a change's always.
+    var ref: MessageReference? = nil
     var status: OutboxStatus
     var conversationId: Int64?
     var message: Message? = nil
@@ -16,13 +20,14 @@ struct SendView: Encodable {
         var after: [String: OutboxEntry] = [:]
         for e in report.failed + report.deferred + report.waiting { after[e.localId] = e }
         return entries.map { e in
+            let kind = e.kind == .send ? nil : e.kind.rawValue
             if let m = sent[e.localId] {
-                return SendView(localId: e.localId, status: .sent, conversationId: m.conversationId, message: m)
+                return SendView(kind: kind, localId: e.localId, ref: m.reference, status: .sent, conversationId: m.conversationId, message: m)
             }
             let now = after[e.localId] ?? e
             return SendView(
-                localId: e.localId, status: now.status == .failed ? .failed : .queued, conversationId: now.conversationId,
-                error: now.lastError, nextAttemptAt: now.nextAttemptAt)
+                kind: kind, localId: e.localId, ref: e.targetReference, status: now.status == .failed ? .failed : .queued,
+                conversationId: now.conversationId, error: now.lastError, nextAttemptAt: now.nextAttemptAt)
         }
     }
 }

@@ -19,9 +19,15 @@ public struct FeedCache: Sendable {
         } catch {
             problems.append(.write(error))
         }
-        let messages = batch.events.compactMap { $0.type == .message ? $0.message : nil }
+        let messages = batch.events.compactMap { $0.type == .message && $0.change == nil ? $0.message : nil }
+        let changed = batch.events.compactMap { $0.type == .message && $0.change != nil ? $0.message : nil }
         do {
             if !messages.isEmpty { try MessageCache(profile: profile).insert(messages) }
+            // A change carries the message as it is now; a tombstone drops the cached text.
+            if !changed.isEmpty {
+                try MessageCache(profile: profile).upsert(changed)
+                try ConversationCache(profile: profile).update(lastMessages: changed)
+            }
         } catch {
             problems.append(.write(error))
         }

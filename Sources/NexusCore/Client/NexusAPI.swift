@@ -106,6 +106,14 @@ public final class NexusAPI {
         return response.results
     }
 
+    public func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult] {
+        let response: ChangesResponse = try call("POST", "/v1/messages/changes", body: ChangesRequest(changes: items))
+        guard response.results.count == items.count else {
+            throw .badResponse("the changes answer has \(response.results.count) results for \(items.count) changes")
+        }
+        return response.results
+    }
+
     /// Where a page of history ends: before a seq, before a message, or before a time.
     public enum Anchor: Sendable, Equatable {
         case seq(Int64)

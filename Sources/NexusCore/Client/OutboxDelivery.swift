@@ -33,6 +33,8 @@ public struct DeliveryReport: Sendable {
     public var transportSecurity: APIError?
     /// Failed messages whose conversation or recipient does not exist (404).
     public var notFound: Set<String> = []
+    /// Failed changes the server forbade (403): someone else's message to edit or delete.
+    public var forbidden: Set<String> = []
 
     public init() {}
 
@@ -64,7 +66,10 @@ struct OutboxDelivery {
             }
             var batch: [OutboxEntry] = []
             var bytes = 0
-            while index < candidates.count, batch.count < maxItems, batch.isEmpty || bytes + candidates[index].text.utf8.count + 200 <= maxBytes {
+            // Sends and changes go by different requests: a batch holds one or the other,
+            // and the queue's order holds across batches.
+            while index < candidates.count, batch.count < maxItems,
+                  batch.isEmpty || ((batch[0].kind == .send) == (candidates[index].kind == .send) && bytes + candidates[index].text.utf8.count + 200 <= maxBytes) {
                 bytes += candidates[index].text.utf8.count + 200
                 batch.append(candidates[index])
                 index += 1
@@ -81,7 +86,9 @@ struct OutboxDelivery {
         let at = now()
         var records: [OutboxRecord] = []
         do throws(APIError) {
-            let results = try api.sendBatch(batch.map { BatchItem(conversationId: $0.conversationId ?? 0, localId: $0.localId, text: $0.text) })
+            let results = try batch[0].kind == .send
+                ? api.sendBatch(batch.map { BatchItem(conversationId: $0.conversationId ?? 0, localId: $0.localId, text: $0.text, replyTo: $0.replyTo) })
+                : api.applyChanges(batch.map(Self.change))
             for (e, result) in zip(batch, results) {
                 switch result.status {
                 case .created, .duplicate:
@@ -93,7 +100,9 @@ struct OutboxDelivery {
                 case .rejected:
                     let reason = result.error?.message ?? "rejected"
                     if result.httpStatus == 404 { report.notFound.insert(e.localId) }
-                    let why = result.httpStatus == 404 ? "Message failed to send. \(reason)" : "\(DeliveryText.other) (\(reason))"
+                    let why = e.kind != .send ? "\(e.kind.rawValue.capitalized) failed: \(reason)"
+                        : result.httpStatus == 404 ? "Message failed to send. \(reason)" : "\(DeliveryText.other) (\(reason))"
+                    if result.httpStatus == 403 { report.forbidden.insert(e.localId) }
                     records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
                     report.failed.append(failing(e, why))
                 }
@@ -137,6 +146,12 @@ struct OutboxDelivery {
             }
         }
         try outbox.append(records)
+    }
+
+    static func change(_ e: OutboxEntry) -> ChangeItem {
+        ChangeItem(
+            localId: e.localId, kind: e.kind.change ?? .edit, conversationId: e.conversationId ?? 0, seq: e.target ?? 0,
+            text: e.kind == .edit ? e.text : nil, emoji: e.emoji)
     }
 
     private func failing(_ e: OutboxEntry, _ why: String) -> OutboxEntry {

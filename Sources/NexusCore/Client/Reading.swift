@@ -154,7 +154,8 @@ public struct Reading {
                 let page = try api.messages(conversationId: conversationId, before: anchor, limit: limit)
                 return Page(messages: page.messages, hasMore: page.hasMore)
             },
-            remember: { page throws(StoreError) in if !page.messages.isEmpty { try cache.insert(page.messages) } },
+            // Upsert: the server's page may carry edits, tombstones or reactions the cache lacks.
+            remember: { page throws(StoreError) in if !page.messages.isEmpty { try cache.upsert(page.messages) } },
             fallback: { error throws(ReadError) in
                 let before: Int64?
                 switch anchor {

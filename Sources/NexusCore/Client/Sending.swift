@@ -121,10 +121,29 @@ public struct Sending {
             outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress)
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
-            try outbox.compact()
-            do { try MessageCache(profile: profile).insert(outcome.report.sent.map(\.message)) } catch { outcome.cacheProblems.append(.write(error)) }
+            // A delete takes the text off this device too: when sent records still carry it
+            // (the send, earlier edits), they go now rather than at the next compaction.
+            let deleted = Set(outcome.report.sent.compactMap { $0.entry.kind == .delete ? $0.entry.targetReference : nil })
+            try outbox.compact(force: !deleted.isEmpty && entries.contains { Self.carriesText(of: deleted, $0) })
+            do {
+                // A change's answer is the message as it is now: it replaces the cached copy.
+                let cache = MessageCache(profile: profile)
+                try cache.insert(outcome.report.sent.filter { $0.entry.kind == .send }.map(\.message))
+                let changed = outcome.report.sent.filter { $0.entry.kind != .send }.map(\.message)
+                try cache.upsert(changed)
+                if !changed.isEmpty { try ConversationCache(profile: profile).update(lastMessages: changed) }
+            } catch { outcome.cacheProblems.append(.write(error)) }
         }
         return outcome
+    }
+
+    /// Whether `e` holds the text of one of `messages`: their send, or an edit of them.
+    static func carriesText(of messages: Set<MessageReference>, _ e: OutboxEntry) -> Bool {
+        switch e.kind {
+        case .send: e.conversationId.flatMap { c in e.seq.map { messages.contains(MessageReference(conversationId: c, seq: $0)) } } ?? false
+        case .edit: e.targetReference.map(messages.contains) ?? false
+        case .delete, .react, .unreact: false
+        }
     }
 
     /// What makes two messages one conversation: its id, or while that is not known, the

@@ -5,6 +5,8 @@ public protocol SendingAPI: AnyObject {
     func openDirect(with email: String) throws(APIError) -> ConversationResponse
     /// Sends messages in one request; one result per item, in order.
     func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult]
+    /// Applies changes to sent messages in one request; one result per item, in order.
+    func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult]
 }
 
 extension NexusAPI: SendingAPI {}

@@ -152,6 +152,8 @@ public struct ConversationCache: Sendable {
         try upsert(conversations.map { $0.summary(viewer: viewer) })
     }
 
+    func saveDetails(_ conversations: [Conversation]) throws(StoreError) { try write(conversations, to: detailsPath) }
+
     private func write<T: Encodable>(_ value: T, to path: String) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

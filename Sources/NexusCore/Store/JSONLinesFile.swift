@@ -82,14 +82,15 @@ public struct JSONLinesFile: Sendable {
 
     /// Rewrites the whole file atomically with just these records, after `keeping`: lines
     /// that did not decode, carried over byte for byte so a rewrite never drops them.
-    public func replace<T: Encodable>(with records: [T], keeping kept: [SkippedLine] = []) throws(StoreError) {
+    /// `durable: false` skips the fsync, for caches, which the server can refill.
+    public func replace<T: Encodable>(with records: [T], keeping kept: [SkippedLine] = [], durable: Bool = true) throws(StoreError) {
         var bytes: [UInt8] = []
         for line in kept {
             bytes += line.bytes
             bytes.append(10)
         }
         bytes += try encodeLines(records)
-        try FileSystem.writeAtomically(path, bytes)
+        try FileSystem.writeAtomically(path, bytes, durable: durable)
     }
 
     private func encodeLines<T: Encodable>(_ records: [T]) throws(StoreError) -> [UInt8] {

@@ -3,79 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-
-/// One state change of an outgoing message. The outbox file is the log of these; a
-/// message's state is the fold of its records.
-public struct OutboxRecord: Codable, Sendable, Equatable {
-    public enum Op: String, Codable, Sendable {
-        /// Written, and fsynced, before any network I/O. Carries the text.
-        case queued
-        /// The server acknowledged it.
-        case sent
-        /// It will not be retried without `retry`.
-        case failed
-        /// An attempt failed in a way that may pass; the next one is due at `nextAttemptAt`.
-        case deferred
-        /// `retry`: a failed message goes back to the queue, due at once.
-        case retry
-    }
-
-    public var op: Op
-    public var localId: String
-    public var at: Timestamp
-    public var conversationId: Int64?
-    /// The other person's email, for a message queued before its direct conversation was known.
-    public var to: String?
-    public var text: String?
-    public var messageId: Int64?
-    public var seq: Int64?
-    public var error: String?
-    public var nextAttemptAt: Timestamp?
-    /// On a compacted `queued` record: the attempts its dropped records counted.
-    public var attempts: Int?
-
-    public init(
-        op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
-        messageId: Int64? = nil, seq: Int64? = nil, error: String? = nil, nextAttemptAt: Timestamp? = nil
-    ) {
-        self.op = op
-        self.localId = localId
-        self.at = at
-        self.conversationId = conversationId
-        self.to = to
-        self.text = text
-        self.messageId = messageId
-        self.seq = seq
-        self.error = error
-        self.nextAttemptAt = nextAttemptAt
-    }
-}
-
-public enum OutboxStatus: String, Codable, Sendable {
-    case queued, sending, sent, failed
-}
-
-public struct OutboxEntry: Sendable, Equatable {
-    public var localId: String
-    /// nil until the conversation with `to` is known.
-    public var conversationId: Int64?
-    public var to: String?
-    public var text: String
-    public var queuedAt: Timestamp
-    public var status: OutboxStatus
-    /// Attempts that reached a verdict: sent, failed or deferred.
-    public var attempts: Int
-    public var lastError: String?
-    /// When a deferred message may be tried again; nil when due now.
-    public var nextAttemptAt: Timestamp?
-    public var messageId: Int64?
-    public var seq: Int64?
-
-    public func isDue(at now: Timestamp) -> Bool {
-        status == .queued && (nextAttemptAt.map { $0 <= now } ?? true)
-    }
-}
-
 /// The profile's outbox: a message is written here, and fsynced, before any network
 /// I/O, and leaves the queued state only when the server has acknowledged it.
 ///
@@ -119,17 +46,33 @@ public struct Outbox: Sendable {
     /// Records new messages durably. Give each a conversation id, or the recipient's
     /// email when the conversation is not known yet.
     @discardableResult
-    public func enqueue(_ messages: [(conversationId: Int64?, to: String?, text: String)]) throws(StoreError) -> [OutboxEntry] {
+    public func enqueue(_ messages: [(conversationId: Int64?, to: String?, text: String)], replyTo: Int64? = nil) throws(StoreError) -> [OutboxEntry] {
         let now = Timestamp.now()
         let records = messages.map {
-            OutboxRecord(op: .queued, localId: Self.newLocalId(), at: now, conversationId: $0.conversationId, to: $0.to, text: $0.text)
+            var r = OutboxRecord(op: .queued, localId: Self.newLocalId(), at: now, conversationId: $0.conversationId, to: $0.to, text: $0.text)
+            r.replyTo = replyTo
+            return r
         }
         try append(records)
         return records.map {
             OutboxEntry(
                 localId: $0.localId, conversationId: $0.conversationId, to: $0.to, text: $0.text ?? "", queuedAt: now,
-                status: .queued, attempts: 0)
+                status: .queued, attempts: 0, replyTo: $0.replyTo)
         }
+    }
+
+    /// Records a change to a sent message durably: an edit (with `text`), a delete, or a
+    /// reaction (with `emoji`).
+    @discardableResult
+    public func enqueue(change kind: OutboxKind, of message: MessageReference, text: String? = nil, emoji: String? = nil) throws(StoreError) -> OutboxEntry {
+        var r = OutboxRecord(op: .queued, localId: Self.newLocalId(), at: .now(), conversationId: message.conversationId, text: text)
+        r.kind = kind
+        r.target = message.seq
+        r.emoji = emoji
+        try append([r])
+        return OutboxEntry(
+            kind: kind, localId: r.localId, conversationId: message.conversationId, text: text ?? "", queuedAt: r.at, status: .queued,
+            attempts: 0, target: message.seq, emoji: emoji)
     }
 
     public struct Contents: Sendable {
@@ -155,11 +98,9 @@ public struct Outbox: Sendable {
         var byId: [String: OutboxEntry] = [:]
         for r in result.records {
             if r.op == .queued {
-                guard byId[r.localId] == nil, r.conversationId != nil || r.to != nil, let text = r.text else { continue }
+                guard byId[r.localId] == nil, let entry = Self.entry(queued: r) else { continue }
                 order.append(r.localId)
-                byId[r.localId] = OutboxEntry(
-                    localId: r.localId, conversationId: r.conversationId, to: r.to, text: text, queuedAt: r.at,
-                    status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts))
+                byId[r.localId] = entry
                 continue
             }
             guard var e = byId[r.localId] else { continue }
@@ -200,6 +141,21 @@ public struct Outbox: Sendable {
 
     public func entries() throws(StoreError) -> [OutboxEntry] { try read().entries }
 
+    /// The entry a `queued` record starts, or nil when the record lacks what its kind needs.
+    private static func entry(queued r: OutboxRecord) -> OutboxEntry? {
+        let kind = r.kind ?? .send
+        switch kind {
+        case .send: guard r.conversationId != nil || r.to != nil, r.text != nil else { return nil }
+        case .edit: guard r.conversationId != nil, r.target != nil, r.text != nil else { return nil }
+        case .delete: guard r.conversationId != nil, r.target != nil else { return nil }
+        case .react, .unreact: guard r.conversationId != nil, r.target != nil, r.emoji != nil else { return nil }
+        }
+        return OutboxEntry(
+            kind: kind, localId: r.localId, conversationId: r.conversationId, to: r.to, text: r.text ?? "", queuedAt: r.at,
+            status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts), target: r.target, emoji: r.emoji,
+            replyTo: r.replyTo)
+    }
+
     /// Rewrites the file with only the messages not yet sent, each as one record, when
     /// settled records make up most of it; atomic (temporary file, fsync, rename). Damaged
     /// lines are carried over as they are: only `repair` drops them, when asked.
@@ -233,7 +189,12 @@ public struct Outbox: Sendable {
         for e in open {
             let verdict = e.status == .failed || e.lastError != nil || e.nextAttemptAt != nil
             var queued = OutboxRecord(
-                op: .queued, localId: e.localId, at: e.queuedAt, conversationId: e.conversationId, to: e.to, text: e.text)
+                op: .queued, localId: e.localId, at: e.queuedAt, conversationId: e.conversationId, to: e.to,
+                text: e.kind == .send || e.kind == .edit ? e.text : nil)
+            if e.kind != .send { queued.kind = e.kind }
+            queued.target = e.target
+            queued.emoji = e.emoji
+            queued.replyTo = e.replyTo
             // The verdict record below counts one attempt itself.
             queued.attempts = verdict ? max(0, e.attempts - 1) : e.attempts
             records.append(queued)

@@ -115,6 +115,20 @@ extension Message {
         w.key("localId"); w.string(localId)
         w.key("text"); w.string(text)
         w.key("sentAt"); w.timestamp(sentAt)
+        if let replyTo { w.key("replyTo"); w.int(replyTo) }
+        if let editedAt { w.key("editedAt"); w.timestamp(editedAt) }
+        if let deletedAt { w.key("deletedAt"); w.timestamp(deletedAt) }
+        if let reactions {
+            w.key("reactions")
+            w.beginArray()
+            for r in reactions {
+                w.beginObject()
+                w.key("emoji"); w.string(r.emoji)
+                w.key("userIds"); w.beginArray(); for id in r.userIds { w.int(id) }; w.endArray()
+                w.endObject()
+            }
+            w.endArray()
+        }
         w.endObject()
     }
 }

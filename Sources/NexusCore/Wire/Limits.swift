@@ -13,6 +13,20 @@ public enum Limits {
     /// Bytes of one batch send's body.
     public static let maxBatchBytes = 8 * 1024 * 1024
 
+    /// Bytes of a reaction: one emoji, or a short word ("ack", "+1").
+    public static let maxReactionBytes = 64
+
+    /// Why `emoji` can't be a reaction, or nil when it can.
+    public static func problem(withReaction emoji: String) -> String? {
+        if emoji.isEmpty || emoji.allSatisfy({ $0.isWhitespace }) { return "a reaction can't be empty" }
+        if emoji.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "a reaction can't hold control characters (a NUL, a newline, a tab)"
+        }
+        let bytes = emoji.utf8.count
+        if bytes > maxReactionBytes { return "a reaction is \(bytes) bytes; the limit is \(maxReactionBytes) (one emoji or a short word)" }
+        return nil
+    }
+
     /// Why `text` can't be sent, or nil when it can.
     public static func problem(withText text: String) -> String? {
         if text.allSatisfy({ $0.isWhitespace }) { return "message text is empty" }

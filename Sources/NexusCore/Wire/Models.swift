@@ -129,10 +129,19 @@ public struct Message: Codable, Hashable, Sendable {
     public var text: String
     /// The server's time of acceptance.
     public var sentAt: Timestamp
+    /// The seq of the message (in the same conversation) this one answers.
+    public var replyTo: Int64?
+    /// When the sender last edited the text; absent when never edited.
+    public var editedAt: Timestamp?
+    /// When the sender deleted it: a tombstone that keeps the seq, with empty text.
+    public var deletedAt: Timestamp?
+    /// Who reacted with what, in the order each emoji was first used; absent when none.
+    public var reactions: [Reaction]?
 
     public init(
         id: Int64, conversationId: Int64, seq: Int64, senderId: Int64, localId: String, text: String,
-        sentAt: Timestamp
+        sentAt: Timestamp, replyTo: Int64? = nil, editedAt: Timestamp? = nil, deletedAt: Timestamp? = nil,
+        reactions: [Reaction]? = nil
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -141,6 +150,46 @@ public struct Message: Codable, Hashable, Sendable {
         self.localId = localId
         self.text = text
         self.sentAt = sentAt
+        self.replyTo = replyTo
+        self.editedAt = editedAt
+        self.deletedAt = deletedAt
+        self.reactions = reactions
+    }
+
+    /// How a person names it on the command line: `CONVERSATION/SEQ`.
+    public var reference: MessageReference { MessageReference(conversationId: conversationId, seq: seq) }
+}
+
+/// One emoji (or short text) on a message, and the members who chose it.
+public struct Reaction: Codable, Hashable, Sendable {
+    public var emoji: String
+    public var userIds: [Int64]
+
+    public init(emoji: String, userIds: [Int64]) {
+        self.emoji = emoji
+        self.userIds = userIds
+    }
+}
+
+/// What happened to an earlier message. It travels in the feed as a `message` event whose
+/// `message` is the message as it is now and whose `change` says what changed, so a client
+/// that predates changes sees only a message it already has.
+public struct MessageChange: Codable, Hashable, Sendable {
+    public enum Kind: String, Codable, Sendable {
+        case edit, delete, react, unreact
+    }
+
+    public var kind: Kind
+    /// Who made the change: the sender for edits and deletes, any member for reactions.
+    public var userId: Int64
+    public var emoji: String?
+    public var at: Timestamp
+
+    public init(kind: Kind, userId: Int64, emoji: String? = nil, at: Timestamp) {
+        self.kind = kind
+        self.userId = userId
+        self.emoji = emoji
+        self.at = at
     }
 }
 
@@ -160,12 +209,15 @@ public struct SyncEvent: Codable, Hashable, Sendable {
     public var message: Message?
     public var conversation: Conversation?
     public var receipt: Receipt?
+    /// On a `message` event: the message is an earlier one, changed (see MessageChange).
+    public var change: MessageChange?
     public var check: String?
 
     public init(
         id: Int64, type: EventType, conversationId: Int64, message: Message? = nil, conversation: Conversation? = nil,
-        receipt: Receipt? = nil, check: String? = nil
+        receipt: Receipt? = nil, change: MessageChange? = nil, check: String? = nil
     ) {
+        self.change = change
         self.id = id
         self.type = type
         self.conversationId = conversationId

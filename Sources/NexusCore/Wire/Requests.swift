@@ -114,9 +114,12 @@ public struct ConversationsResponse: Codable, Sendable, Equatable {
 public struct SendRequest: Codable, Sendable {
     public var localId: String
     public var text: String
-    public init(localId: String, text: String) {
+    /// The seq of the message in this conversation that this one answers.
+    public var replyTo: Int64?
+    public init(localId: String, text: String, replyTo: Int64? = nil) {
         self.localId = localId
         self.text = text
+        self.replyTo = replyTo
     }
 }
 
@@ -211,10 +214,12 @@ public struct BatchItem: Codable, Sendable {
     public var conversationId: Int64
     public var localId: String
     public var text: String
-    public init(conversationId: Int64, localId: String, text: String) {
+    public var replyTo: Int64?
+    public init(conversationId: Int64, localId: String, text: String, replyTo: Int64? = nil) {
         self.conversationId = conversationId
         self.localId = localId
         self.text = text
+        self.replyTo = replyTo
     }
 }
 

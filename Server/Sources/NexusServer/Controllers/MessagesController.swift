@@ -20,7 +20,7 @@ struct MessagesController {
         let body = try await request.decodeJSON(SendRequest.self, context: context)
         try Self.validate(body)
         let outcomes = try await messages.send(
-            [NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text)])
+            [NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text, replyTo: body.replyTo)])
         switch outcomes[0] {
         case .created(let message):
             services.notifier.notify(users: members)
@@ -86,8 +86,9 @@ struct MessagesController {
                 }
                 // Each item on its own: one outside the token's conversations is refused alone.
                 try caller.access.check(.send, conversation: item.conversationId)
-                try Self.validate(SendRequest(localId: item.localId, text: item.text))
-                accepted.append((index, NewMessage(conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text)))
+                try Self.validate(SendRequest(localId: item.localId, text: item.text, replyTo: item.replyTo))
+                accepted.append((index, NewMessage(
+                    conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text, replyTo: item.replyTo)))
             } catch let error as APIError {
                 results[index] = Self.rejected(item.localId, error)
             }
@@ -121,16 +122,27 @@ struct MessagesController {
     }
 
     static func validate(_ body: SendRequest) throws {
-        let localIdBytes = body.localId.utf8.count
+        try validate(localId: body.localId)
+        if let replyTo = body.replyTo, replyTo < 1 {
+            throw APIError.badRequest("replyTo must be the seq (1 or more) of a message in this conversation.", code: "invalid_reply_to")
+        }
+        try IdentityInput.rejectNUL(body.text, field: "message text", code: "invalid_text")
+        try validate(text: body.text)
+    }
+
+    static func validate(localId: String) throws {
+        let localIdBytes = localId.utf8.count
         if localIdBytes == 0 || localIdBytes > Limits.maxLocalIdBytes
-            || body.localId.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+            || localId.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
         {
             throw APIError.badRequest(
                 "localId must be 1 to \(Limits.maxLocalIdBytes) printable characters without spaces.", code: "invalid_local_id")
         }
-        try IdentityInput.rejectNUL(body.text, field: "message text", code: "invalid_text")
-        if let problem = Limits.problem(withText: body.text) {
-            let tooLarge = body.text.utf8.count > Limits.maxTextBytes
+    }
+
+    static func validate(text: String) throws {
+        if let problem = Limits.problem(withText: text) {
+            let tooLarge = text.utf8.count > Limits.maxTextBytes
             throw APIError(
                 status: tooLarge ? .contentTooLarge : .badRequest,
                 code: tooLarge ? "message_too_large" : "empty_message",

@@ -41,6 +41,7 @@ final class PostgresDatabase: Database {
         let conversations = PostgresConversationStore(db: db)
         return Stores(
             database: db, users: PostgresUserStore(db: db), conversations: conversations, messages: PostgresMessageStore(db: db),
+            changes: PostgresMessageChangeStore(db: db),
             receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations),
             tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), search: PostgresSearchStore(db: db), bus: db)
     }

@@ -151,6 +151,25 @@ enum PostgresSchema {
             "ALTER TABLE messages ADD COLUMN search tsvector GENERATED ALWAYS AS (nexus_search_vector(text)) STORED",
             "CREATE INDEX messages_search ON messages USING GIN (search)",
         ],
+        [
+            // i17-changes: replies, edits, deletes and reactions, as on SQLite (see SQLiteSchema).
+            "ALTER TABLE messages ADD COLUMN reply_to BIGINT",
+            "ALTER TABLE messages ADD COLUMN edited_at BIGINT",
+            "ALTER TABLE messages ADD COLUMN deleted_at BIGINT",
+            "ALTER TABLE messages ADD COLUMN reactions TEXT",
+            """
+            CREATE TABLE message_changes (
+                id BIGSERIAL PRIMARY KEY,
+                message_id BIGINT NOT NULL REFERENCES messages(id),
+                user_id BIGINT NOT NULL REFERENCES users(id),
+                local_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                emoji TEXT,
+                at BIGINT NOT NULL,
+                UNIQUE (user_id, local_id)
+            )
+            """,
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

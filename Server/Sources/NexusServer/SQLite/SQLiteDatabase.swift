@@ -59,6 +59,7 @@ final class SQLiteDatabase: Database {
         let conversations = SQLiteConversationStore(db: db)
         return Stores(
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
+            changes: SQLiteMessageChangeStore(db: db),
             receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations),
             tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), search: SQLiteSearchStore(db: db), bus: nil)
     }

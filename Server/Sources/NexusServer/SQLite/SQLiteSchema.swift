@@ -163,5 +163,28 @@ enum SQLiteSchema {
             END
             """,
         ],
+        [
+            // i17-changes: replies, edits, deletes and reactions. A delete empties `text` and
+            // sets `deleted_at` (a tombstone keeps the seq); `reactions` is the message's
+            // reactions as JSON, read with the row; `message_changes` makes each change
+            // idempotent per (user, localId) and is what the feed's 'change' events name.
+            // It holds no text, so a delete leaves none behind.
+            "ALTER TABLE messages ADD COLUMN reply_to INTEGER",
+            "ALTER TABLE messages ADD COLUMN edited_at INTEGER",
+            "ALTER TABLE messages ADD COLUMN deleted_at INTEGER",
+            "ALTER TABLE messages ADD COLUMN reactions TEXT",
+            """
+            CREATE TABLE message_changes (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                message_id INTEGER NOT NULL REFERENCES messages(id),
+                user_id INTEGER NOT NULL REFERENCES users(id),
+                local_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                emoji TEXT,
+                at INTEGER NOT NULL,
+                UNIQUE (user_id, local_id)
+            )
+            """,
+        ],
     ]
 }

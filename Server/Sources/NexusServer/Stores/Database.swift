@@ -11,6 +11,7 @@ struct Stores: Sendable {
     let users: any UserStore
     let conversations: any ConversationStore
     let messages: any MessageStore
+    let changes: any MessageChangeStore
     let receipts: any ReceiptStore
     let feed: any FeedStore
     let tokens: any TokenStore

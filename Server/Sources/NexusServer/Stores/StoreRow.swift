@@ -44,13 +44,15 @@ enum Rows {
             bot: try row.flag("bot") == true ? true : nil)
     }
 
-    /// A message's seven columns, each name after `prefix`.
+    /// A message's columns (`messageColumns`), each name after `prefix`.
     static func message(_ row: some StoreRow, prefix: String = "") throws -> Message {
         func int(_ name: String) throws -> Int64 { try row.int(prefix + name) ?? 0 }
         return Message(
             id: try int("id"), conversationId: try int("conversation_id"), seq: try int("seq"), senderId: try int("sender_id"),
             localId: try row.text(prefix + "local_id") ?? "", text: try row.text(prefix + "text") ?? "",
-            sentAt: Timestamp(milliseconds: try int("sent_at")))
+            sentAt: Timestamp(milliseconds: try int("sent_at")), replyTo: try row.int(prefix + "reply_to"),
+            editedAt: try timestamp(row, prefix + "edited_at"), deletedAt: try timestamp(row, prefix + "deleted_at"),
+            reactions: try row.text(prefix + "reactions").flatMap(ReactionsColumn.decode))
     }
 
     static func timestamp(_ row: some StoreRow, _ column: String) throws -> Timestamp? {

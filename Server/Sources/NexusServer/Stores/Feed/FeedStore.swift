@@ -13,7 +13,8 @@ enum FeedRows {
     /// An event (`e`, prefixed `e_`) with its message (`m`) or its receipt (`r`, prefixed `r_`).
     static let columns = """
         e.id AS e_id, e.conversation_id AS e_conversation_id, e.type AS e_type,
-        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at,
+        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at, m.reply_to, m.edited_at, m.deleted_at, m.reactions,
+        x.kind AS x_kind, x.user_id AS x_user_id, x.emoji AS x_emoji, x.at AS x_at,
         r.user_id AS r_user_id, r.kind AS r_kind, r.seq AS r_seq, r.at AS r_at
         """
 
@@ -30,6 +31,12 @@ enum FeedRows {
             switch try row.text("e_type") {
             case "message":
                 events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, message: try Rows.message(row)))
+            case "change":
+                // A change shows the message as it is now; its own row says what happened.
+                let change = MessageChange(
+                    kind: MessageChange.Kind(rawValue: try row.text("x_kind") ?? "") ?? .edit, userId: try row.int("x_user_id") ?? 0,
+                    emoji: try row.text("x_emoji"), at: try Rows.timestamp(row, "x_at") ?? Timestamp(milliseconds: 0))
+                events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, message: try Rows.message(row), change: change))
             case "receipt":
                 let receipt = Receipt(
                     userId: try row.int("r_user_id") ?? 0,

@@ -10,7 +10,8 @@ struct PostgresFeedStore: FeedStore {
             """
             SELECT \(unescaped: FeedRows.columns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = \(viewer)
-            LEFT JOIN messages m ON e.type = 'message' AND m.id = e.ref_id
+            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
+            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
             LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
             WHERE e.id > \(after) AND (\(conversationId)::bigint IS NULL OR e.conversation_id = \(conversationId))
             ORDER BY e.id LIMIT \(Int64(limit))
@@ -31,6 +32,7 @@ struct PostgresFeedStore: FeedStore {
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = \(viewer)
             JOIN messages m ON m.id = e.ref_id
             LEFT JOIN receipts r ON false
+            LEFT JOIN message_changes x ON false
             WHERE e.type = 'message' AND (\(conversationId)::bigint IS NULL OR e.conversation_id = \(conversationId)) AND e.id <= \(head)
             ORDER BY e.id DESC LIMIT \(Int64(count))
             """)

@@ -9,7 +9,8 @@ struct SQLiteFeedStore: FeedStore {
         var sql = """
             SELECT \(FeedRows.columns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
-            LEFT JOIN messages m ON e.type = 'message' AND m.id = e.ref_id
+            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
+            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
             LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
             WHERE e.id > ?
             """
@@ -40,6 +41,7 @@ struct SQLiteFeedStore: FeedStore {
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
             JOIN messages m ON m.id = e.ref_id
             LEFT JOIN receipts r ON 0
+            LEFT JOIN message_changes x ON 0
             WHERE e.type = 'message'\(filter) AND e.id <= ?
             ORDER BY e.id DESC LIMIT ?
             """, binds + [.integer(Int(head)), .integer(count)])

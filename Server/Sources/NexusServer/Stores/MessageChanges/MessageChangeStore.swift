@@ -1,0 +1,99 @@
+import Foundation
+import NexusCore
+
+/// A change to a sent message, as the changes endpoint hands it to the store: the item has
+/// passed the checks that need no database (its text, its emoji, the caller's membership).
+struct NewChange: Sendable {
+    var userId: Int64
+    var item: ChangeItem
+}
+
+enum ChangeOutcome: Sendable {
+    /// Applied now: the message as it is after.
+    case created(Message)
+    /// This user applied this localId before: the message as it is now, unchanged.
+    case duplicate(Message)
+    /// Refused, with the error a single change would have had.
+    case rejected(APIError)
+}
+
+/// Edits, deletes and reactions: each applied once per (user, localId), in the order
+/// given, with a 'change' event in the feed in the same transaction.
+protocol MessageChangeStore: Sendable {
+    func apply(_ changes: [NewChange]) async throws -> [ChangeOutcome]
+}
+
+/// What a change does to a message, and who may make it: written once for both backends,
+/// which only read the message, store what this returns, and record the change.
+enum ChangeRules {
+    /// The message after `item`, or the refusal. A change that alters nothing (a second
+    /// delete, the same reaction twice) returns the message as it is.
+    static func apply(_ item: ChangeItem, by user: Int64, to message: Message, at now: Timestamp) -> Result<Message, APIError> {
+        var m = message
+        let name = "\(message.reference)"
+        switch item.kind {
+        case .edit, .delete:
+            guard message.senderId == user else {
+                return .failure(APIError(
+                    status: .forbidden, code: "not_sender",
+                    message: "Only the sender of message \(name) can \(item.kind == .edit ? "edit" : "delete") it."))
+            }
+        case .react, .unreact: break
+        }
+        if message.deletedAt != nil {
+            if item.kind == .delete || item.kind == .unreact { return .success(m) }
+            return .failure(APIError(
+                status: .conflict, code: "message_deleted", message: "Message \(name) was deleted; it can't be \(item.kind == .edit ? "edited" : "reacted to")."))
+        }
+        switch item.kind {
+        case .edit:
+            let text = item.text ?? ""
+            guard text != m.text else { return .success(m) }
+            m.text = text
+            m.editedAt = now
+        case .delete:
+            // The tombstone: the seq stays, so pages stay gapless; the text and the reactions go.
+            m.text = ""
+            m.deletedAt = now
+            m.reactions = nil
+        case .react, .unreact:
+            let emoji = item.emoji ?? ""
+            var reactions = m.reactions ?? []
+            if let i = reactions.firstIndex(where: { $0.emoji == emoji }) {
+                if item.kind == .react {
+                    guard !reactions[i].userIds.contains(user) else { return .success(m) }
+                    reactions[i].userIds.append(user)
+                } else {
+                    guard reactions[i].userIds.contains(user) else { return .success(m) }
+                    reactions[i].userIds.removeAll { $0 == user }
+                    if reactions[i].userIds.isEmpty { reactions.remove(at: i) }
+                }
+            } else {
+                guard item.kind == .react else { return .success(m) }
+                reactions.append(Reaction(emoji: emoji, userIds: [user]))
+            }
+            m.reactions = reactions.isEmpty ? nil : reactions
+        }
+        return .success(m)
+    }
+
+    static func messageNotFound(_ item: ChangeItem) -> APIError {
+        APIError(
+            status: .notFound, code: "message_not_found",
+            message: "No message \(MessageReference(conversationId: item.conversationId, seq: item.seq)) in this conversation.")
+    }
+}
+
+/// The `reactions` column: the message's reactions as JSON, read with the row so a page
+/// of history costs no second query.
+enum ReactionsColumn {
+    static func decode(_ text: String) -> [Reaction]? {
+        guard !text.isEmpty, let list = try? JSONDecoder().decode([Reaction].self, from: Data(text.utf8)), !list.isEmpty else { return nil }
+        return list
+    }
+
+    static func encode(_ reactions: [Reaction]?) -> String? {
+        guard let reactions, !reactions.isEmpty, let data = try? JSONEncoder().encode(reactions) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

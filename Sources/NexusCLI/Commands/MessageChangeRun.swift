@@ -1,0 +1,57 @@
+import NexusCore
+
+/// The one run behind `edit`, `delete` and `react`: queue the change durably, deliver it
+/// with whatever of its conversation was queued before, and put the outcome into words.
+/// Offline it stays queued (exit 75), like a send.
+enum MessageChangeRun {
+    static let exitStatus = """
+        Exit status: 0 done; 75 queued (the server could not be reached: `nexusctl queue flush` delivers
+        it later, in order after what was queued before it); 1 refused (someone else's message to edit
+        or delete, or a deleted message); 2 usage error (nothing is queued); 3 no such message, or a
+        conversation you are not in; 4 not logged in.
+        """
+
+    static func run(
+        _ context: CommandContext, _ kind: OutboxKind, _ ref: MessageReference, text: String? = nil, emoji: String? = nil,
+        done: String
+    ) throws(CLIError) -> ExitCode {
+        let sending = try OutboxSending.sending(context)
+        let entry: OutboxEntry
+        let outcome: Sending.Outcome
+        do {
+            (entry, outcome) = try sending.change(kind, of: ref, text: text, emoji: emoji, lock: .wait(onBusy: {
+                guard context.terminal.errorIsTerminal else { return }
+                context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the change is queued safely…")
+            }))
+        } catch {
+            throw CLIError(error)
+        }
+        let report = OutboxSending.warnings(outcome, context).report
+        let view = SendView.views([entry], report)[0]
+        let output = context.output
+        if output.json {
+            output.document(view)
+        } else if view.status == .sent {
+            output.line("\(done) \(ref)")
+        } else if view.status == .queued {
+            output.line("queued \(kind.rawValue) \(ref) \(entry.localId)")
+        }
+        let earlier = report.sent.filter { $0.entry.localId != entry.localId }.count
+        if earlier > 0 { output.note("Also delivered \(earlier) earlier queued change(s) or message(s) of this conversation.") }
+        if let failed = report.failed.first(where: { $0.localId == entry.localId }) {
+            let code = report.forbidden.contains(failed.localId) ? ExitCode.failure : OutboxSending.failureCode(failed, report)
+            let hint: String? =
+                report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."
+                : report.forbidden.contains(failed.localId) ? "only a message's sender can edit or delete it; anyone in the conversation can react."
+                : report.notFound.contains(failed.localId) ? "check the reference with `nexusctl history \(ref.conversationId)`." : nil
+            throw CLIError(code, failed.lastError ?? DeliveryText.other, hint: hint)
+        }
+        if view.status == .queued {
+            output.warn("\(report.stopReason ?? DeliveryText.network)")
+            output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
+            if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
+            return .unavailable
+        }
+        return .ok
+    }
+}

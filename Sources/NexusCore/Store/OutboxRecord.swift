@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What an outbox entry changes on the server: a new message, or a change to a sent one
+/// (named by its conversation and seq). Every kind is queued, ordered and delivered alike.
+public enum OutboxKind: String, Codable, Sendable {
+    case send, edit, delete, react, unreact
+
+    /// The change a non-send kind asks for.
+    public var change: MessageChange.Kind? {
+        switch self {
+        case .send: nil
+        case .edit: .edit
+        case .delete: .delete
+        case .react: .react
+        case .unreact: .unreact
+        }
+    }
+}
+
+/// One state change of an outbox entry. The outbox file is the log of these; an entry's
+/// state is the fold of its records. Records written before changes existed have no
+/// `kind`: they are sends.
+public struct OutboxRecord: Codable, Sendable, Equatable {
+    public enum Op: String, Codable, Sendable {
+        /// Written, and fsynced, before any network I/O. Carries the text.
+        case queued
+        /// The server acknowledged it.
+        case sent
+        /// It will not be retried without `retry`.
+        case failed
+        /// An attempt failed in a way that may pass; the next one is due at `nextAttemptAt`.
+        case deferred
+        /// `retry`: a failed message goes back to the queue, due at once.
+        case retry
+    }
+
+    public var op: Op
+    public var localId: String
+    public var at: Timestamp
+    public var conversationId: Int64?
+    /// The other person's email, for a message queued before its direct conversation was known.
+    public var to: String?
+    public var text: String?
+    public var messageId: Int64?
+    public var seq: Int64?
+    public var error: String?
+    public var nextAttemptAt: Timestamp?
+    /// On a compacted `queued` record: the attempts its dropped records counted.
+    public var attempts: Int?
+    /// On a `queued` record: what it changes; absent for a send.
+    public var kind: OutboxKind?
+    /// On a queued change: the seq of the message it changes (in `conversationId`).
+    public var target: Int64?
+    /// On a queued react or unreact: the reaction.
+    public var emoji: String?
+    /// On a queued send: the seq of the message it answers.
+    public var replyTo: Int64?
+
+    public init(
+        op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
+        messageId: Int64? = nil, seq: Int64? = nil, error: String? = nil, nextAttemptAt: Timestamp? = nil
+    ) {
+        self.op = op
+        self.localId = localId
+        self.at = at
+        self.conversationId = conversationId
+        self.to = to
+        self.text = text
+        self.messageId = messageId
+        self.seq = seq
+        self.error = error
+        self.nextAttemptAt = nextAttemptAt
+    }
+}
+
+public enum OutboxStatus: String, Codable, Sendable {
+    case queued, sending, sent, failed
+}
+
+public struct OutboxEntry: Sendable, Equatable {
+    public var kind: OutboxKind = .send
+    public var localId: String
+    /// nil until the conversation with `to` is known.
+    public var conversationId: Int64?
+    public var to: String?
+    public var text: String
+    public var queuedAt: Timestamp
+    public var status: OutboxStatus
+    /// Attempts that reached a verdict: sent, failed or deferred.
+    public var attempts: Int
+    public var lastError: String?
+    /// When a deferred message may be tried again; nil when due now.
+    public var nextAttemptAt: Timestamp?
+    public var messageId: Int64?
+    public var seq: Int64?
+    /// For a change: the seq of the message it changes.
+    public var target: Int64? = nil
+    public var emoji: String? = nil
+    public var replyTo: Int64? = nil
+
+    /// The message a change names, as `CONVERSATION/SEQ`.
+    public var targetReference: MessageReference? {
+        guard kind != .send, let c = conversationId, let t = target else { return nil }
+        return MessageReference(conversationId: c, seq: t)
+    }
+
+    public func isDue(at now: Timestamp) -> Bool {
+        status == .queued && (nextAttemptAt.map { $0 <= now } ?? true)
+    }
+}
+

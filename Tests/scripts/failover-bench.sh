@@ -5,7 +5,8 @@
 #      figures of the same run (nexus-bench's NEXUS_BENCH_ONLY=synchronous rows, release build);
 #   2. failover time, kill -9 of the primary's host to the first send acknowledged through
 #      nexusd on the multi-host URL, three times (the old primary rejoins between), and the median.
-# NEXUSD_BIN / NEXUSCTL_BIN / NEXUS_BENCH_BIN override the binaries; FAILOVER_ROUNDS the 3.
+# NEXUSD_BIN / NEXUSCTL_BIN / NEXUS_BENCH_BIN override the binaries (NEXUSD_SYNC_BIN the nexusd
+# of part 1 alone, which talks to the primary's own address); FAILOVER_ROUNDS the 3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -37,10 +38,10 @@ primary=$(ha_primary)
 echo "failover-bench: primary node$primary, synchronous_standby_names '$("$ha_bindir/psql" -qAt "$(ha_psql_url "$primary")" -c 'SHOW synchronous_standby_names')'" >&2
 
 # 1. The same primary, the same standby, one database waiting for it and one not.
-sync_db="$ha_url"
-async_db="${ha_url/\/nexus\?/\/nexus_async?}"
+sync_db=$(ha_psql_url "$primary")
+async_db="${sync_db/\/nexus\?/\/nexus_async?}"
 NEXUS_BENCH_ONLY=synchronous NEXUS_BENCH_SYNC_DB="$sync_db" NEXUS_BENCH_ASYNC_DB="$async_db" \
-    "$bench" "$nexusctl" "$nexusd" "$work" >"$work/table.md"
+    "$bench" "$nexusctl" "${NEXUSD_SYNC_BIN:-$nexusd}" "$work" >"$work/table.md"
 
 # 2. Failover time: a sender through one nexusd on the multi-host URL, one nexusctl send at a time.
 port=$(ha_free_port)
@@ -55,6 +56,7 @@ export NEXUS_HOME="$work/home-prober"
 times=()
 for round in $(seq "$rounds"); do
     ha_wait_pair 180
+    ha_wait_sync 60
     old=$(ha_primary)
     ( i=0; while true; do
         i=$((i + 1)); rc=0; start=$EPOCHREALTIME

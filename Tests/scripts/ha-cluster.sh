@@ -126,6 +126,19 @@ ha_wait_pair() {
     return 1
 }
 
+# Until the primary's standby replicates synchronously (a just-rejoined standby is first
+# "catchingup"; the monitor will not promote it before it is in sync).
+ha_wait_sync() {
+    local deadline=$((SECONDS + $1)) p
+    while [ $SECONDS -lt $deadline ]; do
+        p=$(ha_primary)
+        [ -n "$p" ] && [[ "$("$ha_bindir/psql" -qAt "$(ha_psql_url "$p")" -c "SELECT string_agg(sync_state, ',') FROM pg_stat_replication" 2>/dev/null)" =~ ^(sync|quorum)$ ]] && return 0
+        sleep 0.5
+    done
+    echo "failover: the standby did not become synchronous in $1 s" >&2
+    return 1
+}
+
 # Which node (1 or 2) the monitor has as primary now.
 ha_primary() { ha_state | awk -F'|' '$7 ~ /primary/ && $6 ~ /primary/ { gsub(/ /, "", $1); sub("node", "", $1); print $1 }'; }
 

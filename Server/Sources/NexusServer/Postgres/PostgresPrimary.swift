@@ -176,9 +176,15 @@ final class PostgresPrimary: Sendable {
             return try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-                    defer { connection.close().whenComplete { _ in } }
-                    let rows = try await connection.query("SHOW transaction_read_only", logger: logger).collect()
-                    return try rows.first?.decode(String.self) == "off"
+                    // Closed before it is released, whatever the answer: PostgresNIO insists.
+                    do {
+                        let rows = try await connection.query("SHOW transaction_read_only", logger: logger).collect()
+                        try? await connection.close()
+                        return try rows.first?.decode(String.self) == "off"
+                    } catch {
+                        try? await connection.close()
+                        throw error
+                    }
                 }
                 group.addTask {
                     try await Task.sleep(for: .seconds(2))

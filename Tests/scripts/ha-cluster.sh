@@ -150,6 +150,9 @@ ha_cleanup() {
         [ -n "$pid" ] && pgid=$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') && [ -n "$pgid" ] && kill -9 -- "-$pgid" 2>/dev/null || true
         [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
     done
+    # A keeper whose postgres is not running (a node restarted just before the end) has no
+    # postmaster.pid: find it by its data folder, which is this run's own.
+    for pid in $(pgrep -f -- "pg_autoctl run --pgdata $ha_dir/" || true); do kill -9 -- "-$pid" "$pid" 2>/dev/null || true; done
     sleep 0.5
     rm -rf "$ha_dir"
 }

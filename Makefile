@@ -5,7 +5,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
 
-.PHONY: all build openssl test test-deps test-nginx tls-audit demo bench fuzz fuzz-api soak install completions docs clean
+.PHONY: all build openssl test test-deps test-nginx failover-test failover-bench tls-audit demo bench fuzz fuzz-api soak install completions docs clean
 
 all: build
 
@@ -48,6 +48,18 @@ test-nginx: build
 
 test-deps:
 	bash Tests/scripts/test-deps.sh
+
+# PostgreSQL failover with nothing acknowledged lost (issue 21): a pg_auto_failover monitor,
+# primary and synchronous standby on loopback (Debian's postgresql-NN-auto-failover, installed
+# when missing as root), two replicas on the multi-host URL, 5,000 sends through the outbox
+# while two tail -f watch, the primary's host killed half-way and brought back as the standby.
+failover-test: build
+	bash Tests/scripts/failover.sh
+
+# Synchronous against asynchronous commit on the same primary + standby, and failover time
+# (kill -9 to the first acknowledged send, median of 3); release builds. docs/benchmarks.md.
+failover-bench:
+	bash Tests/scripts/failover-bench.sh
 
 demo: build
 	bash Tests/scripts/demo.sh

@@ -67,7 +67,8 @@ let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
 // NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes) runs just that part, e.g. for profiling;
-// NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
+// NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
+// NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
 var plainSendMs: Double?
@@ -305,6 +306,13 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
 // MARK: webhooks (Webhooks.swift; NEXUS_BENCH_ONLY=webhooks for these alone)
 
 if only == nil || only == "webhooks" { webhookMeasures() }
+
+// MARK: 7b. synchronous replication's cost (failover-bench.sh gives the databases; Synchronous.swift)
+
+if only == "synchronous", let syncDB = ProcessInfo.processInfo.environment["NEXUS_BENCH_SYNC_DB"],
+   let asyncDB = ProcessInfo.processInfo.environment["NEXUS_BENCH_ASYNC_DB"] {
+    synchronousMeasures(syncDB: syncDB, asyncDB: asyncDB)
+}
 
 // MARK: 8. restart to ready
 

@@ -31,7 +31,7 @@ struct Nexusd: AsyncParsableCommand {
     var listen = "127.0.0.1:8787"
 
     @Option(help: ArgumentHelp(
-        "SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite), or a postgres://user:password@host:5432/database URL for several replicas (see docs/deploy.md).",
+        "SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite), or a postgres://user:password@host:5432/database URL for several replicas; several hosts, host1:5432,host2:5432, for a failover cluster (see docs/deploy.md).",
         valueName: "path|url"))
     var db: String?
 

@@ -15,22 +15,25 @@ import PostgresNIO
 /// ids become visible in order, and nothing can appear below a cursor already served.
 /// The lock is taken last, after each conversation's row lock, to keep its hold short.
 final class PostgresDatabase: Database {
-    let client: PostgresClient
+    /// The pool on the primary: the one host, or whichever of several is writable now.
+    let primary: PostgresPrimary
     let logger: Logger
     /// Tells this replica's notes from the others' on the bus.
     let origin: String
-    private let runner: Task<Void, Never>
 
     static func open(url: String, maxConnections: Int = 16, logger: Logger) async throws -> PostgresDatabase {
         let parsed = try PostgresURL(url)
-        let client = PostgresClient(configuration: parsed.clientConfiguration(maxConnections: maxConnections), backgroundLogger: logger)
-        let database = PostgresDatabase(client: client, logger: logger)
+        let primary = try PostgresPrimary(url: parsed, maxConnections: maxConnections, logger: logger)
+        let database = PostgresDatabase(primary: primary, logger: logger)
         // Fail at start-up, with the database's own reason, rather than on the first request.
+        // Several hosts: a failover may be under way, so give it the time one takes.
         do {
-            _ = try await client.query("SELECT 1", logger: logger).collect()
+            let pool = try await primary.pool(waiting: primary.followsPrimary ? .seconds(30) : .zero)
+            _ = try await pool.client.query("SELECT 1", logger: logger).collect()
         } catch {
-            database.runner.cancel()
-            throw PostgresURL.Invalid(description: "can't reach PostgreSQL at \(PostgresURL.redacted(url)): \(String(reflecting: error))")
+            await primary.close()
+            let reason = error is DatabaseUnavailable ? "none of its hosts is a writable primary" : String(reflecting: error)
+            throw PostgresURL.Invalid(description: "can't reach PostgreSQL at \(PostgresURL.redacted(url)): \(reason)")
         }
         return database
     }
@@ -46,24 +49,21 @@ final class PostgresDatabase: Database {
             tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), search: PostgresSearchStore(db: db), bus: db)
     }
 
-    private init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    private init(primary: PostgresPrimary, logger: Logger) {
+        self.primary = primary
         self.logger = logger
         self.origin = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        // Immediate, so the pool is running before the first query asks it for a connection.
-        self.runner = Task.immediate { await client.run() }
     }
 
     func close() async throws {
-        runner.cancel()
-        _ = await runner.value
+        await primary.close()
     }
 
     // MARK: Plumbing
 
     func rows(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
-        try await withinDeadline(Self.deadline) {
-            try await self.client.query(query, logger: self.logger).collect().map { $0.makeRandomAccess() }
+        try await withinDeadline(Self.deadline) { pool in
+            try await pool.client.query(query, logger: self.logger).collect().map { $0.makeRandomAccess() }
         }
     }
 
@@ -71,15 +71,18 @@ final class PostgresDatabase: Database {
     /// database is down the pool would otherwise hold requests until clients give up.
     static let deadline: Duration = .seconds(5)
 
-    /// Runs `operation`, turning a database that cannot be reached, or does not answer
-    /// within `deadline` (when there is one), into `DatabaseUnavailable`.
+    /// Runs `operation` on the primary's pool, turning a database that cannot be reached,
+    /// refuses writes (a standby), or does not answer within `deadline` (when there is one)
+    /// into `DatabaseUnavailable`; with several hosts, that pool's host is then given up
+    /// for whichever is the primary now (PostgresPrimary).
     private func withinDeadline<T: Sendable>(
-        _ deadline: Duration?, _ operation: @escaping @Sendable () async throws -> T
+        _ deadline: Duration?, _ operation: @escaping @Sendable (PostgresPrimary.Pool) async throws -> T
     ) async throws -> T {
+        let pool = try await primary.pool()
         do {
-            guard let deadline else { return try await operation() }
+            guard let deadline else { return try await operation(pool) }
             return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await operation() }
+                group.addTask { try await operation(pool) }
                 group.addTask {
                     try await Task.sleep(for: deadline)
                     throw DatabaseUnavailable()
@@ -88,19 +91,22 @@ final class PostgresDatabase: Database {
                 return try await group.next()!
             }
         } catch let error where Self.isUnavailable(error) {
+            primary.lost(pool)
             throw DatabaseUnavailable()
         } catch let error where Self.sqlState(error) == "53100" {
             throw DatabaseUnavailable(reason: .storageFull)  // disk_full
         }
     }
 
-    /// A lost or refused connection, or a server shutting down (SQLSTATE classes 08 and 57).
+    /// A lost or refused connection, a server shutting down (SQLSTATE classes 08 and 57),
+    /// or a write refused by a standby (25006: after a failover, the old primary's host).
     static func isUnavailable(_ error: any Error) -> Bool {
         if error is DatabaseUnavailable { return true }
         if let e = error as? PostgresTransactionError {
             return [e.beginError, e.closureError, e.commitError].contains { $0.map(isUnavailable) ?? false }
         }
         guard let e = error as? PSQLError else { return false }
+        if e.serverInfo?[.sqlState] == "25006" { return true }
         if [.connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed].contains(e.code) { return true }
         let state = e.serverInfo?[.sqlState] ?? ""
         return state.hasPrefix("08") || state.hasPrefix("57")
@@ -115,8 +121,8 @@ final class PostgresDatabase: Database {
         var attempt = 0
         while true {
             do {
-                return try await withinDeadline(deadline) {
-                    try await self.client.withConnection { connection in
+                return try await withinDeadline(deadline) { pool in
+                    try await pool.client.withConnection { connection in
                         try await connection.withTransaction(logger: self.logger) { try await body($0) }
                     }
                 }

@@ -10,6 +10,7 @@ public enum CommandTable {
         NewCommand.spec,
         ConvosCommand.spec,
         SendCommand.spec,
+        DownloadCommand.spec,
         TailCommand.spec,
         HistoryCommand.spec,
         ReadCommand.spec,

@@ -54,7 +54,7 @@ enum ConvosCommand {
             let mark = other?.online == true && !offline ? output.paint("●", .green) + " " : "  "
             var last: TerminalText = ""
             if let m = c.lastMessage {
-                last = (m.senderId == me ? "You: " : "") + preview(m.text, limit: 60)
+                last = (m.senderId == me ? "You: " : "") + preview(AttachmentText.body(m), limit: 60)
                 if m.senderId == me, let readBy = c.lastMessageReadBy, readBy > 0, readBy == c.memberIds.count - 1 { last += " ✓✓" }
             }
             let unread = c.unreadCount > 0 ? output.paint("\(c.unreadCount)", .bold) : ""

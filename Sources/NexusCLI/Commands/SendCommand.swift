@@ -3,11 +3,18 @@ import NexusCore
 enum SendCommand {
     static let spec = CommandSpec(
         name: "send", summary: "Send a message; it is queued safely first, so nothing is lost offline",
-        usage: ["<conversation> <text>...", "<conversation> -", "<conversation> --each-line"],
+        usage: [
+            "<conversation> <text>...", "<conversation> -", "<conversation> --each-line",
+            "<conversation> --file <path> [--file <path>...] [<caption>...]",
+        ],
         details: """
             \(Conversations.argumentHelp)
             The words of <text> are joined with spaces. With '-' all of stdin is one message; with
             --each-line every line of stdin is a message of its own, in order (blank lines are skipped).
+            With --file the words are the caption (it may be left out) and each file is attached: it
+            is hashed (SHA-256) now, and uploaded in chunks that resume where they stopped; a file
+            that changes or goes away before it is uploaded fails the message. `--file -` reads the
+            file from stdin into the profile's folder first, and needs --name. See docs/attachments.md.
 
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
             earlier queued messages of the same conversation go first (a message queued to an email
@@ -16,7 +23,11 @@ enum SendCommand {
             could not be reached or is busy: `nexusctl queue flush` delivers it later); 1 failed;
             2 usage error (nothing is queued); 3 no such conversation; 4 not logged in.
             """,
-        options: [OptionSpec("each-line", help: "send every line of stdin as its own message")],
+        options: [
+            OptionSpec("each-line", help: "send every line of stdin as its own message"),
+            OptionSpec("file", .value(placeholder: "path"), help: "attach a file (repeatable); '-' reads it from stdin"),
+            OptionSpec("name", .value(placeholder: "name"), help: "the name of the file read from stdin with --file -"),
+        ],
         arguments: 1...Int.max,
         requirements: [.session],
         jsonFields: ["localId", "status", "conversationId", "message", "error", "nextAttemptAt"],
@@ -24,10 +35,14 @@ enum SendCommand {
             ("nexusctl send bob@example.com \"build finished\"", "send one message"),
             ("make test 2>&1 | tail -5 | nexusctl send 3 -", "send a command's output as one message"),
             ("tail -n 20 alerts.log | nexusctl send ops@example.com --each-line", "one message a line, in order"),
+            ("nexusctl send ops@example.com --file graph.png \"disk at 95%\"", "a file with a caption"),
+            ("pg_dump app | nexusctl send 3 --file - --name app.sql", "a file from stdin"),
         ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        if context.invocation.values["file"] != nil { return try SendFiles.run(context) }
+        if context.invocation.value("name") != nil { throw .usage("--name names the file of --file -; give --file - too") }
         let target = context.arguments[0]
         // Every check that can fail as a usage error comes before the outbox is touched.
         let texts = try readTexts(context)
@@ -44,6 +59,11 @@ enum SendCommand {
         } catch {
             throw CLIError(error)
         }
+        return try finish(mine, outcome, context)
+    }
+
+    /// Prints what became of the messages just queued, and returns the exit code they earn.
+    static func finish(_ mine: [OutboxEntry], _ outcome: Sending.Outcome, _ context: CommandContext) throws(CLIError) -> ExitCode {
         let report = OutboxSending.warnings(outcome, context).report
         let ids = Set(mine.map(\.localId))
         let views = SendView.views(mine, report)

@@ -80,7 +80,7 @@ final class HistoryPrinter {
     func line(_ m: Message) -> TerminalText {
         let name = m.senderId == me.id ? "You" : people[m.senderId]?.displayName ?? "user \(m.senderId)"
         let output = context.output
-        let body = TerminalText.body(m.text, continuation: output.paint(TerminalText.continuation(indent: 14), .dim))
+        let body = TerminalText.body(AttachmentText.body(m), continuation: output.paint(TerminalText.continuation(indent: 14), .dim))
         let suffix = book.status(of: m).map { output.paint("  · \($0.label)", .dim) } ?? ""
         let prefix = output.paint("\("\(m.seq)".padding(6))[\(LocalTime.short(m.sentAt))]", .dim)
         return "\(prefix) \(output.paint(TerminalText(name), .bold)): \(body)\(suffix)"

@@ -108,7 +108,7 @@ final class MessagePrinter {
                 let name = message.senderId == me.id ? "You" : sender?.displayName ?? "user \(message.senderId)"
                 let prefix = (showConversation ? "#\(message.conversationId) " : "") + "[\(LocalTime.short(message.sentAt))] "
                 let output = context.output
-                let body = TerminalText.body(message.text, continuation: output.paint(TerminalText.continuation(indent: prefix.count), .dim))
+                let body = TerminalText.body(AttachmentText.body(message), continuation: output.paint(TerminalText.continuation(indent: prefix.count), .dim))
                 let suffix = status.map { output.paint("  · \($0.label)", .dim) } ?? ""
                 output.line("\(output.paint(TerminalText(prefix), .dim))\(output.paint(TerminalText(name), .bold)): \(body)\(suffix)")
             }

@@ -5,6 +5,15 @@ public protocol SendingAPI: AnyObject {
     func openDirect(with email: String) throws(APIError) -> ConversationResponse
     /// Sends messages in one request; one result per item, in order.
     func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult]
+    /// Uploads a file to attach, resuming where the server's acknowledgement left off.
+    func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure)
+}
+
+extension SendingAPI {
+    /// For fakes that carry no files.
+    public func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure) {
+        throw .api(.badResponse("this API takes no uploads"))
+    }
 }
 
 extension NexusAPI: SendingAPI {}

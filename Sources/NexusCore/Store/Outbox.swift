@@ -33,6 +33,8 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
     public var nextAttemptAt: Timestamp?
     /// On a compacted `queued` record: the attempts its dropped records counted.
     public var attempts: Int?
+    /// On a `queued` record: files to upload and attach (i17-attachments).
+    public var files: [OutboxFile]?
 
     public init(
         op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
@@ -70,6 +72,8 @@ public struct OutboxEntry: Sendable, Equatable {
     public var nextAttemptAt: Timestamp?
     public var messageId: Int64?
     public var seq: Int64?
+    /// Files to upload before the message goes (see OutboxFile).
+    public var files: [OutboxFile] = []
 
     public func isDue(at now: Timestamp) -> Bool {
         status == .queued && (nextAttemptAt.map { $0 <= now } ?? true)
@@ -159,7 +163,7 @@ public struct Outbox: Sendable {
                 order.append(r.localId)
                 byId[r.localId] = OutboxEntry(
                     localId: r.localId, conversationId: r.conversationId, to: r.to, text: text, queuedAt: r.at,
-                    status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts))
+                    status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts), files: r.files ?? [])
                 continue
             }
             guard var e = byId[r.localId] else { continue }
@@ -236,6 +240,7 @@ public struct Outbox: Sendable {
                 op: .queued, localId: e.localId, at: e.queuedAt, conversationId: e.conversationId, to: e.to, text: e.text)
             // The verdict record below counts one attempt itself.
             queued.attempts = verdict ? max(0, e.attempts - 1) : e.attempts
+            queued.files = e.files.isEmpty ? nil : e.files
             records.append(queued)
             if e.status == .failed {
                 records.append(OutboxRecord(op: .failed, localId: e.localId, at: e.queuedAt, error: e.lastError))

@@ -123,11 +123,14 @@ public struct Message: Codable, Hashable, Sendable {
     public var text: String
     /// The server's time of acceptance.
     public var sentAt: Timestamp
+    /// Files sent with it; absent when none (the text is then their caption, maybe empty).
+    public var attachments: [Attachment]?
 
     public init(
         id: Int64, conversationId: Int64, seq: Int64, senderId: Int64, localId: String, text: String,
-        sentAt: Timestamp
+        sentAt: Timestamp, attachments: [Attachment]? = nil
     ) {
+        self.attachments = attachments
         self.id = id
         self.conversationId = conversationId
         self.seq = seq

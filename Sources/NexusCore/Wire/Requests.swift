@@ -114,9 +114,12 @@ public struct ConversationsResponse: Codable, Sendable, Equatable {
 public struct SendRequest: Codable, Sendable {
     public var localId: String
     public var text: String
-    public init(localId: String, text: String) {
+    /// Files uploaded before (`/v1/uploads`), by their SHA-256.
+    public var attachments: [Attachment]?
+    public init(localId: String, text: String, attachments: [Attachment]? = nil) {
         self.localId = localId
         self.text = text
+        self.attachments = attachments
     }
 }
 
@@ -211,10 +214,12 @@ public struct BatchItem: Codable, Sendable {
     public var conversationId: Int64
     public var localId: String
     public var text: String
-    public init(conversationId: Int64, localId: String, text: String) {
+    public var attachments: [Attachment]?
+    public init(conversationId: Int64, localId: String, text: String, attachments: [Attachment]? = nil) {
         self.conversationId = conversationId
         self.localId = localId
         self.text = text
+        self.attachments = attachments
     }
 }
 

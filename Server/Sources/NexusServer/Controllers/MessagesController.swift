@@ -18,8 +18,10 @@ struct MessagesController {
         let members = try await services.members(of: id, viewer: me.id)
         let body = try await request.decodeJSON(SendRequest.self, context: context)
         try Self.validate(body)
+        let attachments = body.attachments ?? []
+        try await AttachmentsController.check(attachments, sender: me.id, store: services.stores.attachments)
         let outcomes = try await messages.send(
-            [NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text)])
+            [NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text, attachments: attachments)])
         switch outcomes[0] {
         case .created(let message):
             services.notifier.notify(users: members)
@@ -82,8 +84,15 @@ struct MessagesController {
                 if members[item.conversationId] == nil {
                     members[item.conversationId] = try await services.members(of: item.conversationId, viewer: me.id)
                 }
-                try Self.validate(SendRequest(localId: item.localId, text: item.text))
-                accepted.append((index, NewMessage(conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text)))
+                try Self.validate(SendRequest(localId: item.localId, text: item.text, attachments: item.attachments))
+                let attachments = item.attachments ?? []
+                try await AttachmentsController.check(attachments, sender: me.id, store: services.stores.attachments)
+                accepted.append((
+                    index,
+                    NewMessage(
+                        conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text,
+                        attachments: attachments)
+                ))
             } catch let error as APIError {
                 results[index] = Self.rejected(item.localId, error)
             }
@@ -124,7 +133,9 @@ struct MessagesController {
                 "localId must be 1 to \(Limits.maxLocalIdBytes) printable characters without spaces.", code: "invalid_local_id")
         }
         try IdentityInput.rejectNUL(body.text, field: "message text", code: "invalid_text")
-        if let problem = Limits.problem(withText: body.text) {
+        // A caption may be empty: the files are the message.
+        let captioned = !(body.attachments ?? []).isEmpty && body.text.allSatisfy(\.isWhitespace)
+        if !captioned, let problem = Limits.problem(withText: body.text) {
             let tooLarge = body.text.utf8.count > Limits.maxTextBytes
             throw APIError(
                 status: tooLarge ? .contentTooLarge : .badRequest,

@@ -41,7 +41,8 @@ final class PostgresDatabase: Database {
         let conversations = PostgresConversationStore(db: db)
         return Stores(
             database: db, users: PostgresUserStore(db: db), conversations: conversations, messages: PostgresMessageStore(db: db),
-            receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations), bus: db)
+            receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations),
+            attachments: PostgresAttachmentStore(db: db), bus: db)
     }
 
     private init(client: PostgresClient, logger: Logger) {

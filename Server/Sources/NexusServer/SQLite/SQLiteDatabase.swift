@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -59,7 +60,15 @@ final class SQLiteDatabase: Database {
         let conversations = SQLiteConversationStore(db: db)
         return Stores(
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
-            receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations), bus: nil)
+            receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations),
+            attachments: SQLiteAttachmentStore(db: db, folder: blobFolder(path)), bus: nil)
+    }
+
+    /// The blob folder beside the database file: `nexus.sqlite` keeps its files in
+    /// `nexus.sqlite-blobs/`. An in-memory database gets a temporary folder.
+    static func blobFolder(_ path: String) -> String {
+        guard path == ":memory:" else { return path + "-blobs" }
+        return NSTemporaryDirectory() + "nexusd-blobs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     private init(writer: SQLiteWriter, readers: [SQLiteConnection], pools: [NIOThreadPool], logger: Logger) {

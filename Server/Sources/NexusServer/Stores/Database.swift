@@ -13,6 +13,7 @@ struct Stores: Sendable {
     let messages: any MessageStore
     let receipts: any ReceiptStore
     let feed: any FeedStore
+    let attachments: any AttachmentStore
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     let bus: (any ClusterBus)?
 }

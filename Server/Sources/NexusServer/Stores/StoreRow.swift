@@ -36,13 +36,14 @@ enum Rows {
             lastSeenAt: try row.int("last_seen_at").map(Timestamp.init(milliseconds:)))
     }
 
-    /// A message's seven columns, each name after `prefix`.
+    /// A message's eight columns, each name after `prefix`.
     static func message(_ row: some StoreRow, prefix: String = "") throws -> Message {
         func int(_ name: String) throws -> Int64 { try row.int(prefix + name) ?? 0 }
         return Message(
             id: try int("id"), conversationId: try int("conversation_id"), seq: try int("seq"), senderId: try int("sender_id"),
             localId: try row.text(prefix + "local_id") ?? "", text: try row.text(prefix + "text") ?? "",
-            sentAt: Timestamp(milliseconds: try int("sent_at")))
+            sentAt: Timestamp(milliseconds: try int("sent_at")),
+            attachments: AttachmentColumn.decode(try row.text(prefix + "attachments")))
     }
 
     static func timestamp(_ row: some StoreRow, _ column: String) throws -> Timestamp? {

@@ -13,7 +13,7 @@ enum FeedRows {
     /// An event (`e`, prefixed `e_`) with its message (`m`) or its receipt (`r`, prefixed `r_`).
     static let columns = """
         e.id AS e_id, e.conversation_id AS e_conversation_id, e.type AS e_type,
-        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at,
+        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at, m.attachments,
         r.user_id AS r_user_id, r.kind AS r_kind, r.seq AS r_seq, r.at AS r_at
         """
 

@@ -40,7 +40,9 @@ struct PostgresMessageStore: MessageStore {
 
             // Sent times never go back within a conversation, even across replicas whose clocks differ.
             let now = Timestamp.now().milliseconds
-            var rows = (conversation: [Int64](), seq: [Int64](), sender: [Int64](), localId: [String](), text: [ByteBuffer](), at: [Int64]())
+            var rows = (
+                conversation: [Int64](), seq: [Int64](), sender: [Int64](), localId: [String](), text: [ByteBuffer](), at: [Int64](),
+                attachments: [String]())
             for m in fresh where stored[MessageKey(m)] == nil {
                 guard let previous = last[m.conversationId] else { throw StoreError.inconsistent("conversation \(m.conversationId)") }
                 let next = (seq: previous.seq + 1, at: max(now, previous.at))
@@ -51,16 +53,18 @@ struct PostgresMessageStore: MessageStore {
                 rows.localId.append(m.localId)
                 rows.text.append(ByteBuffer(string: m.text))
                 rows.at.append(next.at)
+                rows.attachments.append(AttachmentColumn.encode(m.attachments) ?? "")
             }
             guard !rows.seq.isEmpty else { return stored }
 
             var created: [Message] = []
             for row in try await c.query(
                 """
-                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at)
-                SELECT * FROM unnest(\(rows.conversation)::bigint[], \(rows.seq)::bigint[], \(rows.sender)::bigint[],
-                    \(rows.localId)::text[], \(rows.text)::bytea[], \(rows.at)::bigint[])
-                RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at
+                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, attachments)
+                SELECT v.c, v.s, v.u, v.l, v.t, v.a, NULLIF(v.f, '') FROM unnest(\(rows.conversation)::bigint[], \(rows.seq)::bigint[],
+                    \(rows.sender)::bigint[], \(rows.localId)::text[], \(rows.text)::bytea[], \(rows.at)::bigint[],
+                    \(rows.attachments)::text[]) AS v(c, s, u, l, t, a, f)
+                RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at, attachments
                 """, logger: logger
             ).collect() {
                 let message = try Rows.message(row.makeRandomAccess())

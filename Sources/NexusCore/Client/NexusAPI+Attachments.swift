@@ -74,6 +74,11 @@ extension NexusAPI {
         onProgress?(state.size, state.size)
     }
 
+    /// The server's state of the caller's upload of `sha256` (404 when there is none).
+    public func uploadState(sha256: String) throws(APIError) -> UploadState {
+        try call("GET", "/v1/uploads/\(sha256)")
+    }
+
     /// Reads until `buffer` is full or the file ends; returns the bytes read.
     static func readFully(_ fd: Int32, _ buffer: inout [UInt8], at offset: Int64) throws(StoreError) -> Int {
         var done = 0

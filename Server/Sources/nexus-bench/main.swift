@@ -66,7 +66,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas, attachments) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
@@ -284,6 +284,12 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
            ok: rate >= 10_000)
     stopServer(replicaA)
     stopServer(replicaB)
+}
+
+// MARK: attachments (Attachments.swift)
+
+if only == nil || only == "attachments" {
+    attachmentMeasures()
 }
 
 // MARK: 8. restart to ready

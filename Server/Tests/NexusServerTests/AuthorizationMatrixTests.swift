@@ -35,6 +35,8 @@ struct AuthorizationMatrixTests {
         Endpoint(method: .get, path: "/v1/sync?conversation={c}", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/sync?conversation={c}&last=5", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/messages/{m}/status", memberStatus: .ok, nonMemberCode: "message_not_found"),
+        // i17-attachments: message 2 carries a file (see `sendWithFile`).
+        Endpoint(method: .get, path: "/v1/conversations/{c}/messages/2/attachments/0", memberStatus: .ok),
     ]
 
     /// The whole matrix for one endpoint. The expired token and the revoked one belong to a
@@ -58,6 +60,7 @@ struct AuthorizationMatrixTests {
 
             let conversation = try await api.openDirect(alice.token, with: "bob@example.com").conversation.id
             let message = try await api.send(alice.token, to: conversation, localId: "first").response.message.id
+            try await api.sendWithFile(alice.token, to: conversation, localId: "second", bytes: "hello")
             let path = endpoint.path.replacingOccurrences(of: "{c}", with: "\(conversation)")
                 .replacingOccurrences(of: "{m}", with: "\(message)")
 

@@ -77,8 +77,9 @@ enum FileIO {
     }
 
     /// Makes `from` durable under the name `to`: fsync the file, rename, fsync the folder.
+    /// An empty file never had a chunk written, so it is made here.
     static func syncAndRename(_ from: String, to: String) throws {
-        let fd = open(from, O_RDONLY | O_CLOEXEC)
+        let fd = open(from, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure("can't open", from) }
         defer { _ = Glibc.close(fd) }
         try sync(fd)

@@ -121,6 +121,8 @@ enum PostgresSchema {
                 PRIMARY KEY (user_id, sha256, at)
             )
             """,
+            // Files are mostly compressed already: no TOAST compression to try on every row.
+            "ALTER TABLE upload_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
         ],
     ]
 }

@@ -13,6 +13,7 @@ public enum CommandTable {
         EditCommand.spec,
         DeleteCommand.spec,
         ReactCommand.spec,
+        DownloadCommand.spec,
         TailCommand.spec,
         HistoryCommand.spec,
         SearchCommand.spec,

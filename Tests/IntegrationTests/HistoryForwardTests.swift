@@ -19,7 +19,7 @@ struct HistoryForwardTests {
 
         let since = try bob.run(["history", id, "--after", "100"])
         let printedSeqs: [String] = since.lines.dropLast().map { line in String(line.prefix { $0 != " " }) }
-        let expectedSeqs: [String] = (101...120).map { String($0) }
+        let expectedSeqs: [String] = (101...120).map { "\(id)/\($0)" }
         #expect(printedSeqs == expectedSeqs)
         #expect(since.lines.last == "No newer messages")
 

@@ -84,7 +84,7 @@ struct WebhookTests {
         let hooks = try alice.run(["hook", "list", "--json"]).decode(HooksResponse.self).hooks
         let bot = try #require(hooks.first?.botUserId)
         #expect(Set(page.messages.dropFirst().map(\.senderId)) == [bot])
-        #expect(try bob.run(["history", alice.email]).out.contains("alerts: disk 95% full"))
+        #expect(try bob.run(["history", alice.email]).out.contains("alerts [bot]: disk 95% full"))
 
         #expect(try alice.run(["hook", "revoke", "alerts"]).code == 0)
         let revoked = try curl(url, ["-d", "after revoke"])

@@ -78,7 +78,7 @@ public func buildApplication(
         router: buildRouter(services),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
-        services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger)]
+        services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services)]
             + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)
@@ -126,6 +126,9 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     TokensController(tokens: services.stores.tokens, services: services).addRoutes(to: authenticated)
     HooksController(hooks: services.stores.hooks, services: services).addRoutes(to: authenticated)
     SearchController(search: services.stores.search, services: services).addRoutes(to: authenticated)
+    AttachmentsController(
+        store: services.stores.attachments, messages: services.stores.messages, services: services, tracker: UploadTracker()
+    ).addRoutes(to: authenticated)
     return router
 }
 
@@ -158,6 +161,21 @@ struct ClusterService: Service {
         guard let bus = services.bus else { return }
         await cancelWhenGracefulShutdown {
             await bus.listen { note in await services.apply(note) }
+        }
+    }
+}
+
+/// Deletes uploads no message refers to once they are older than a day, every hour.
+struct UploadCleanupService: Service {
+    let services: AppServices
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let before = Timestamp(milliseconds: services.clock().milliseconds - services.limits.unreferencedUploadSeconds * 1000)
+                _ = try? await services.stores.attachments.cleanUp(before: before)
+                try await Task.sleep(for: .seconds(3600))
+            }
         }
     }
 }

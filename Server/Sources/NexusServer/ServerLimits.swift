@@ -24,6 +24,10 @@ public struct ServerLimits: Sendable {
     public var maxHeaderBytes = 16 * 1024
     public var maxHeaderFieldBytes = 8 * 1024
     public var maxHeaderCount = 100
+    /// Bytes of one attachment (`nexusd --max-attachment`).
+    public var maxAttachmentBytes: Int64 = 100 * 1024 * 1024
+    /// Uploads no message refers to are deleted after this long.
+    public var unreferencedUploadSeconds: Int64 = 86_400
 
     public init() {}
 

@@ -66,7 +66,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes, attachments) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
@@ -312,6 +312,12 @@ if only == nil || only == "webhooks" { webhookMeasures() }
 if only == "synchronous", let syncDB = ProcessInfo.processInfo.environment["NEXUS_BENCH_SYNC_DB"],
    let asyncDB = ProcessInfo.processInfo.environment["NEXUS_BENCH_ASYNC_DB"] {
     synchronousMeasures(syncDB: syncDB, asyncDB: asyncDB)
+}
+
+// MARK: attachments (Attachments.swift)
+
+if only == nil || only == "attachments" {
+    attachmentMeasures()
 }
 
 // MARK: 8. restart to ready

@@ -64,6 +64,9 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to add to the clock, read from this file at each use (tests).", visibility: .hidden))
     var clockOffsetFile: String?
 
+    @Option(help: ArgumentHelp("Largest attachment taken: bytes, or a number with KiB, MiB or GiB.", valueName: "size"))
+    var maxAttachment = "100MiB"
+
     @Option(help: ArgumentHelp("bcrypt cost for new password hashes (4 to 31).", visibility: .hidden))
     var bcryptCost: UInt8 = 10
 
@@ -91,6 +94,9 @@ struct Nexusd: AsyncParsableCommand {
             }
         }
         guard (0...60).contains(syncWaitCap) else { throw ValidationError("--sync-wait-cap must be between 0 and 60") }
+        guard Self.parseSize(maxAttachment) != nil else {
+            throw ValidationError("--max-attachment takes a size such as 104857600, 100MiB or 2GiB; got '\(maxAttachment)'")
+        }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: give both (PEM files) to serve HTTPS, or neither for plain HTTP")
         }
@@ -146,6 +152,20 @@ struct Nexusd: AsyncParsableCommand {
         return source
     }
 
+    /// `1048576`, `512KiB`, `100MiB`, `2GiB` (also K, M, G, KB, MB, GB as powers of 1024).
+    static func parseSize(_ text: String) -> Int64? {
+        let units: [(String, Int64)] = [
+            ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("KB", 1 << 10), ("MB", 1 << 20), ("GB", 1 << 30),
+            ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1),
+        ]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            guard let n = Int64(text.dropLast(suffix.count)), n >= 0, n <= Int64.max / factor else { return nil }
+            return n * factor
+        }
+        guard let n = Int64(text), n >= 0 else { return nil }
+        return n
+    }
+
     static func parseListen(_ text: String) -> (String, Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
         else { return nil }
@@ -163,6 +183,7 @@ struct Nexusd: AsyncParsableCommand {
         limits.tokenTTLSeconds = Self.parseDuration(tokenTtl ?? sessionIdle)!
         limits.sessionMaxAgeSeconds = sessionMaxAge.flatMap(Self.parseDuration)
         limits.syncWaitCapSeconds = syncWaitCap
+        limits.maxAttachmentBytes = Self.parseSize(maxAttachment)!
         var config = ServerConfig(
             host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
             logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost, limits: limits)

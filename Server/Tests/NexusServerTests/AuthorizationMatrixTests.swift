@@ -36,6 +36,8 @@ struct AuthorizationMatrixTests {
         Endpoint(method: .get, path: "/v1/sync?conversation={c}&last=5", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/messages/{m}/status", memberStatus: .ok, nonMemberCode: "message_not_found"),
         Endpoint(method: .post, path: "/v1/hooks", body: #"{"conversationId":{c}}"#, memberStatus: .created),
+        // i17-attachments: message 2 carries a file (see `sendWithFile`).
+        Endpoint(method: .get, path: "/v1/conversations/{c}/messages/2/attachments/0", memberStatus: .ok),
     ]
 
     /// The whole matrix for one endpoint. The expired token and the revoked one belong to a
@@ -59,6 +61,7 @@ struct AuthorizationMatrixTests {
 
             let conversation = try await api.openDirect(alice.token, with: "bob@example.com").conversation.id
             let message = try await api.send(alice.token, to: conversation, localId: "first").response.message.id
+            try await api.sendWithFile(alice.token, to: conversation, localId: "second", bytes: "hello")
             // A body may name the conversation too (POST /v1/hooks).
             func body(_ c: Int64) -> String? { endpoint.body?.replacingOccurrences(of: "{c}", with: "\(c)") }
             let path = endpoint.path.replacingOccurrences(of: "{c}", with: "\(conversation)")

@@ -56,7 +56,7 @@ enum ConvosCommand {
             if let m = c.lastMessage {
                 // A sent text is never blank, so an empty one is a tombstone (the cached list keeps no deletedAt).
                 let deleted = m.deletedAt != nil || m.text.isEmpty
-                last = (m.senderId == me ? "You: " : "") + (deleted ? output.paint(TerminalText(MessageDecor.deletedText), .dim) : preview(m.text, limit: 60))
+                last = (m.senderId == me ? "You: " : "") + (deleted ? output.paint(TerminalText(MessageDecor.deletedText), .dim) : preview(AttachmentText.body(m), limit: 60))
                 if m.senderId == me, let readBy = c.lastMessageReadBy, readBy > 0, readBy == c.memberIds.count - 1 { last += " ✓✓" }
             }
             let unread = c.unreadCount > 0 ? output.paint("\(c.unreadCount)", .bold) : ""

@@ -3,11 +3,18 @@ import NexusCore
 enum SendCommand {
     static let spec = CommandSpec(
         name: "send", summary: "Send a message; it is queued safely first, so nothing is lost offline",
-        usage: ["<conversation> <text>...", "<conversation> -", "<conversation> --each-line", "<conversation> --reply-to <message> <text>..."],
+        usage: [
+            "<conversation> <text>...", "<conversation> -", "<conversation> --each-line", "<conversation> --reply-to <message> <text>...",
+            "<conversation> --file <path> [--file <path>...] [<caption>...]",
+        ],
         details: """
             \(Conversations.argumentHelp)
             The words of <text> are joined with spaces. With '-' all of stdin is one message; with
             --each-line every line of stdin is a message of its own, in order (blank lines are skipped).
+            With --file the words are the caption (it may be left out) and each file is attached: it
+            is hashed (SHA-256) now, and uploaded in chunks that resume where they stopped; a file
+            that changes or goes away before it is uploaded fails the message. `--file -` reads the
+            file from stdin into the profile's folder first, and needs --name. See docs/attachments.md.
 
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
             earlier queued messages of the same conversation go first (a message queued to an email
@@ -21,6 +28,8 @@ enum SendCommand {
         options: [
             OptionSpec("each-line", help: "send every line of stdin as its own message"),
             OptionSpec("reply-to", .value(placeholder: "MESSAGE"), help: "answer this message (CONVERSATION/SEQ)"),
+            OptionSpec("file", .value(placeholder: "path"), help: "attach a file (repeatable); '-' reads it from stdin"),
+            OptionSpec("name", .value(placeholder: "name"), help: "the name of the file read from stdin with --file -"),
         ],
         arguments: 1...Int.max,
         requirements: [.session],
@@ -30,10 +39,14 @@ enum SendCommand {
             ("make test 2>&1 | tail -5 | nexusctl send 3 -", "send a command's output as one message"),
             ("tail -n 20 alerts.log | nexusctl send ops@example.com --each-line", "one message a line, in order"),
             ("nexusctl send 12 --reply-to 12/345 \"on it\"", "answer message 345 of conversation 12"),
+            ("nexusctl send ops@example.com --file graph.png \"disk at 95%\"", "a file with a caption"),
+            ("pg_dump app | nexusctl send 3 --file - --name app.sql", "a file from stdin"),
         ],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        if context.invocation.values["file"] != nil { return try SendFiles.run(context) }
+        if context.invocation.value("name") != nil { throw .usage("--name names the file of --file -; give --file - too") }
         let target = context.arguments[0]
         // Every check that can fail as a usage error comes before the outbox is touched.
         let texts = try readTexts(context)
@@ -59,6 +72,11 @@ enum SendCommand {
         } catch {
             throw CLIError(error)
         }
+        return try finish(mine, outcome, context)
+    }
+
+    /// Prints what became of the messages just queued, and returns the exit code they earn.
+    static func finish(_ mine: [OutboxEntry], _ outcome: Sending.Outcome, _ context: CommandContext) throws(CLIError) -> ExitCode {
         let report = OutboxSending.warnings(outcome, context).report
         let ids = Set(mine.map(\.localId))
         let views = SendView.views(mine, report)

@@ -8,7 +8,7 @@ enum MessageDecor {
     /// The body as a terminal shows it: the text, or the tombstone's words.
     static func body(_ m: Message, continuation: TerminalText, output: Output) -> TerminalText {
         if m.deletedAt != nil { return output.paint(TerminalText(deletedText), .dim) }
-        return TerminalText.body(m.text, continuation: continuation)
+        return TerminalText.body(AttachmentText.body(m), continuation: continuation)
     }
 
     /// " (edited)  👍 2 ❤️ 1", or nothing.

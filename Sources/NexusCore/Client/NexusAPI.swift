@@ -19,7 +19,7 @@ public final class NexusAPI {
     /// True once any request has been answered without an error: the server is there.
     public private(set) var hasReachedServer = false
     private var current = 0
-    private var http: HTTPClient
+    var http: HTTPClient
     private let encoder: JSONEncoder
     private let decoder = JSONDecoder()
 
@@ -171,7 +171,7 @@ public final class NexusAPI {
         return try decode(raw(method, path, body: Array(bytes)))
     }
 
-    private func decode<R: Decodable>(_ response: HTTPResponse) throws(APIError) -> R {
+    func decode<R: Decodable>(_ response: HTTPResponse) throws(APIError) -> R {
         do {
             return try decoder.decode(R.self, from: Data(response.body))
         } catch {
@@ -179,7 +179,9 @@ public final class NexusAPI {
         }
     }
 
-    func raw(_ method: String, _ path: String, body: [UInt8]?, timeoutMs: Int32 = 30_000) throws(APIError) -> HTTPResponse {
+    func raw(
+        _ method: String, _ path: String, body: [UInt8]?, contentType: String = "application/json", timeoutMs: Int32 = 30_000
+    ) throws(APIError) -> HTTPResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         // Checked before any connection: a secret must never leave in the clear.
@@ -192,7 +194,7 @@ public final class NexusAPI {
         while true {
             let response: HTTPResponse
             do {
-                response = try http.request(method, path, headers: headers, body: body, timeoutMs: timeoutMs)
+                response = try http.request(method, path, headers: headers, body: body, contentType: contentType, timeoutMs: timeoutMs)
             } catch {
                 guard error.serverGone, failovers + 1 < addresses.count else { throw Self.apiError(error, address: address) }
                 failovers += 1
@@ -204,7 +206,7 @@ public final class NexusAPI {
         }
     }
 
-    private static func apiError(_ error: HTTPClientError, address: ServerAddress) -> APIError {
+    static func apiError(_ error: HTTPClientError, address: ServerAddress) -> APIError {
         switch error {
         case .unreachable(let why): return .unreachable(why)
         case .timedOut: return .interrupted("the server at \(address) did not answer in time")
@@ -214,7 +216,7 @@ public final class NexusAPI {
         }
     }
 
-    private func check(_ response: HTTPResponse) throws(APIError) -> HTTPResponse {
+    func check(_ response: HTTPResponse) throws(APIError) -> HTTPResponse {
         if response.status < 400 { hasReachedServer = true }
         if response.status >= 400 {
             let retryAfter = response.header("Retry-After").flatMap { Int($0) }

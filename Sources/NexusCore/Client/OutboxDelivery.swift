@@ -53,6 +53,8 @@ struct OutboxDelivery {
     var maxBytes: Int
     /// Called after each batch with (messages done, messages to do).
     var onProgress: ((Int, Int) -> Void)?
+    /// Called while a file goes up with (the file, bytes the server has).
+    var onUpload: ((OutboxFile, Int64) -> Void)? = nil
 
     /// Sends `candidates` in order. A message counts as due if it was due at `start`; a
     /// run that stops (server gone, busy, or credentials refused) leaves the rest waiting.
@@ -66,10 +68,13 @@ struct OutboxDelivery {
             }
             var batch: [OutboxEntry] = []
             var bytes = 0
-            // Sends and changes go by different requests: a batch holds one or the other,
-            // and the queue's order holds across batches.
+            // Sends and changes go by different requests, and a message with files goes in a
+            // batch of its own, after its uploads; the queue's order holds across batches.
             while index < candidates.count, batch.count < maxItems,
-                  batch.isEmpty || ((batch[0].kind == .send) == (candidates[index].kind == .send) && bytes + candidates[index].text.utf8.count + 200 <= maxBytes) {
+                  batch.isEmpty || ((batch[0].kind == .send) == (candidates[index].kind == .send)
+                      && bytes + candidates[index].text.utf8.count + 200 <= maxBytes
+                      && candidates[index].files.isEmpty && batch[0].files.isEmpty)
+            {
                 bytes += candidates[index].text.utf8.count + 200
                 batch.append(candidates[index])
                 index += 1
@@ -85,11 +90,21 @@ struct OutboxDelivery {
     private func send(_ batch: [OutboxEntry], due: (OutboxEntry) -> Bool, _ report: inout DeliveryReport) throws(StoreError) {
         let at = now()
         var records: [OutboxRecord] = []
+        var spent: [OutboxEntry] = []
         do throws(APIError) {
-            let results = try batch[0].kind == .send
-                ? api.sendBatch(batch.map { BatchItem(conversationId: $0.conversationId ?? 0, localId: $0.localId, text: $0.text, replyTo: $0.replyTo) })
-                : api.applyChanges(batch.map(Self.change))
-            for (e, result) in zip(batch, results) {
+            var live: [OutboxEntry] = []
+            for e in batch {
+                if let why = try uploadFiles(of: e) {
+                    records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
+                    report.failed.append(failing(e, why))
+                } else {
+                    live.append(e)
+                }
+            }
+            let results = live.isEmpty ? [] : try live[0].kind == .send
+                ? api.sendBatch(live.map(Self.item))
+                : api.applyChanges(live.map(Self.change))
+            for (e, result) in zip(live, results) {
                 switch result.status {
                 case .created, .duplicate:
                     guard let m = result.message else { continue }
@@ -97,6 +112,7 @@ struct OutboxDelivery {
                     var sent = e
                     sent.status = .sent
                     report.sent.append((sent, m))
+                    spent.append(e)
                 case .rejected:
                     let reason = result.error?.message ?? "rejected"
                     if result.httpStatus == 404 { report.notFound.insert(e.localId) }
@@ -146,6 +162,7 @@ struct OutboxDelivery {
             }
         }
         try outbox.append(records)
+        Self.removeSpooledFiles(of: spent)
     }
 
     static func change(_ e: OutboxEntry) -> ChangeItem {

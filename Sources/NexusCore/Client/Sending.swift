@@ -41,6 +41,8 @@ public struct Sending {
     public var maxBytes = 4 * 1024 * 1024
     /// Called after each batch with (messages done, messages to do).
     public var onProgress: ((Int, Int) -> Void)?
+    /// Called while a file goes up with (the file, bytes the server has).
+    public var onUpload: ((OutboxFile, Int64) -> Void)?
 
     /// Takes the API already made, so that every check of the command line (the server
     /// addresses among them) has passed before anything is queued.
@@ -118,7 +120,7 @@ public struct Sending {
         let (go, waiting) = Self.order(chosen, ignoreBackoff: ignoreBackoff, at: start)
         outcome.report.waiting += waiting
         let delivery = OutboxDelivery(
-            outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress)
+            outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload)
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
             // A delete takes the text off this device too: when sent records still carry it

@@ -7,6 +7,15 @@ public protocol SendingAPI: AnyObject {
     func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult]
     /// Applies changes to sent messages in one request; one result per item, in order.
     func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult]
+    /// Uploads a file to attach, resuming where the server's acknowledgement left off.
+    func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure)
+}
+
+extension SendingAPI {
+    /// For fakes that carry no files.
+    public func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure) {
+        throw .api(.badResponse("this API takes no uploads"))
+    }
 }
 
 extension NexusAPI: SendingAPI {}

@@ -20,12 +20,12 @@ public final class HTTPClient {
     /// Extra time a request gets for its body on top of its timeout: one millisecond for
     /// every `bodyBytesPerMs` bytes (16 KB/s), so a large batch on a slow link can finish.
     public var bodyBytesPerMs = 16
-    private var fd: Int32 = -1
-    private var buffer: [UInt8] = []
-    private var bufferStart = 0
-    private var requestsOnConnection = 0
+    var fd: Int32 = -1
+    var buffer: [UInt8] = []
+    var bufferStart = 0
+    var requestsOnConnection = 0
     /// Set on an https:// connection once its handshake is made.
-    private var secure: TLSConnection?
+    var secure: TLSConnection?
 
     public init(address: ServerAddress, tls: TLSOptions = TLSOptions()) {
         self.address = address
@@ -52,42 +52,25 @@ public final class HTTPClient {
     /// request is idempotent, so that is safe.
     public func request(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
-        timeoutMs: Int32 = 30_000
+        contentType: String = "application/json", timeoutMs: Int32 = 30_000
     ) throws(HTTPClientError) -> HTTPResponse {
         // One deadline for the whole request, the resend on a new connection included.
         let deadline = monotonicMs() + Int64(timeoutMs) + Int64((body?.count ?? 0) / max(bodyBytesPerMs, 1))
         let reused = fd >= 0
         do {
-            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs, deadline: deadline)
+            return try attempt(method, path, headers: headers, body: body, contentType: contentType, timeoutMs: timeoutMs, deadline: deadline)
         } catch .connectionLost(let why) where reused {
             _ = why
             close()
-            return try attempt(method, path, headers: headers, body: body, timeoutMs: timeoutMs, deadline: deadline)
+            return try attempt(method, path, headers: headers, body: body, contentType: contentType, timeoutMs: timeoutMs, deadline: deadline)
         }
     }
 
     private func attempt(
-        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, timeoutMs: Int32, deadline: Int64
+        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, contentType: String, timeoutMs: Int32,
+        deadline: Int64
     ) throws(HTTPClientError) -> HTTPResponse {
-        if fd < 0 { try connect(deadline: deadline) }
-        var head = "\(method) \(address.basePath)\(path) HTTP/1.1\r\nHost: \(address.host):\(address.port)\r\n"
-        head += "User-Agent: nexusctl\r\nAccept: application/json\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if let body {
-            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-        } else if method == "POST" || method == "PUT" {
-            head += "Content-Length: 0\r\n"
-        }
-        head += "\r\n"
-        var bytes = Array(head.utf8)
-        if let body { bytes += body }
-        do {
-            try writeAll(bytes, deadline: deadline)
-        } catch {
-            close()
-            throw error
-        }
-        requestsOnConnection += 1
+        try sendHead(method, path, headers: headers, body: body, contentType: contentType, deadline: deadline)
         do {
             // The answer gets the request's timeout after the body is out, within the deadline.
             let answerBy = min(deadline, monotonicMs() + Int64(timeoutMs))
@@ -102,9 +85,34 @@ public final class HTTPClient {
         }
     }
 
+    /// Connects if need be, and writes the request: the head, then the body as it is (an
+    /// upload's chunk is not copied behind the head).
+    func sendHead(
+        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, contentType: String, deadline: Int64
+    ) throws(HTTPClientError) {
+        if fd < 0 { try connect(deadline: deadline) }
+        var head = "\(method) \(address.basePath)\(path) HTTP/1.1\r\nHost: \(address.host):\(address.port)\r\n"
+        head += "User-Agent: nexusctl\r\nAccept: application/json\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body {
+            head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
+        } else if method == "POST" || method == "PUT" || method == "PATCH" {
+            head += "Content-Length: 0\r\n"
+        }
+        head += "\r\n"
+        do {
+            try writeAll(Array(head.utf8), deadline: deadline)
+            if let body, !body.isEmpty { try writeAll(body, deadline: deadline) }
+        } catch {
+            close()
+            throw error
+        }
+        requestsOnConnection += 1
+    }
+
     /// Connects without blocking, and leaves the socket non-blocking: writes and reads wait
     /// in poll, with a deadline, and only when the socket is not ready.
-    private func connect(deadline: Int64) throws(HTTPClientError) {
+    func connect(deadline: Int64) throws(HTTPClientError) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -157,7 +165,7 @@ public final class HTTPClient {
 
     /// Writes everything, waiting in poll only while the socket's buffer is full. Fails when
     /// the server takes nothing for `writeStallMs`, or the request's deadline passes.
-    private func writeAll(_ bytes: [UInt8], deadline: Int64) throws(HTTPClientError) {
+    func writeAll(_ bytes: [UInt8], deadline: Int64) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             let io = bytes.withUnsafeBytes { raw in write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
@@ -183,7 +191,7 @@ public final class HTTPClient {
     /// buffers: if the server takes none of it for `writeStallMs`, it is frozen, and the
     /// request fails then rather than at the deadline. Costs nothing when the answer comes
     /// within the first slice of the wait.
-    private func awaitAnswer(deadline: Int64) throws(HTTPClientError) {
+    func awaitAnswer(deadline: Int64) throws(HTTPClientError) {
         guard bufferStart == buffer.count, secure?.pending != true else { return }
         var unsent = Int32.max
         while true {
@@ -214,7 +222,7 @@ public final class HTTPClient {
 
     /// Reads more bytes into the buffer; false at end of stream. Tries the (non-blocking)
     /// socket first and waits in poll only when it has nothing yet.
-    private func fill(deadline: Int64) throws(HTTPClientError) -> Bool {
+    func fill(deadline: Int64) throws(HTTPClientError) -> Bool {
         if bufferStart > 65536 && bufferStart * 2 > buffer.count {
             buffer.removeFirst(bufferStart)
             bufferStart = 0
@@ -264,7 +272,7 @@ public final class HTTPClient {
         }
     }
 
-    private func readLine(deadline: Int64, limit: Int = 16384) throws(HTTPClientError) -> String {
+    func readLine(deadline: Int64, limit: Int = 16384) throws(HTTPClientError) -> String {
         var scanFrom = bufferStart
         while true {
             if let nl = buffer[scanFrom...].firstIndex(of: 10) {
@@ -282,7 +290,7 @@ public final class HTTPClient {
         }
     }
 
-    private func readExactly(_ count: Int, deadline: Int64) throws(HTTPClientError) -> ArraySlice<UInt8> {
+    func readExactly(_ count: Int, deadline: Int64) throws(HTTPClientError) -> ArraySlice<UInt8> {
         while buffer.count - bufferStart < count {
             guard try fill(deadline: deadline) else { throw .connectionLost("the answer was cut short") }
         }
@@ -291,7 +299,7 @@ public final class HTTPClient {
         return slice
     }
 
-    private func readResponse(deadline: Int64) throws(HTTPClientError) -> HTTPResponse {
+    func readResponse(deadline: Int64) throws(HTTPClientError) -> HTTPResponse {
         let statusLine = try readLine(deadline: deadline)
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {

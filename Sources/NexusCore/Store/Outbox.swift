@@ -153,7 +153,7 @@ public struct Outbox: Sendable {
         return OutboxEntry(
             kind: kind, localId: r.localId, conversationId: r.conversationId, to: r.to, text: r.text ?? "", queuedAt: r.at,
             status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts), target: r.target, emoji: r.emoji,
-            replyTo: r.replyTo)
+            replyTo: r.replyTo, files: r.files ?? [])
     }
 
     /// Rewrites the file with only the messages not yet sent, each as one record, when
@@ -197,6 +197,7 @@ public struct Outbox: Sendable {
             queued.replyTo = e.replyTo
             // The verdict record below counts one attempt itself.
             queued.attempts = verdict ? max(0, e.attempts - 1) : e.attempts
+            queued.files = e.files.isEmpty ? nil : e.files
             records.append(queued)
             if e.status == .failed {
                 records.append(OutboxRecord(op: .failed, localId: e.localId, at: e.queuedAt, error: e.lastError))

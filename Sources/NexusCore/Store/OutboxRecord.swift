@@ -59,6 +59,8 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
     public var emoji: String?
     /// On a queued send: the seq of the message it answers.
     public var replyTo: Int64?
+    /// On a queued send: files to upload and attach (see OutboxFile).
+    public var files: [OutboxFile]?
 
     public init(
         op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
@@ -101,6 +103,8 @@ public struct OutboxEntry: Sendable, Equatable {
     public var target: Int64? = nil
     public var emoji: String? = nil
     public var replyTo: Int64? = nil
+    /// Files to upload before the message goes (see OutboxFile).
+    public var files: [OutboxFile] = []
 
     /// The message a change names, as `CONVERSATION/SEQ`.
     public var targetReference: MessageReference? {

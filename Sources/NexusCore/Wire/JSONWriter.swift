@@ -129,6 +129,19 @@ extension Message {
             }
             w.endArray()
         }
+        if let attachments {
+            w.key("attachments")
+            w.beginArray()
+            for a in attachments {
+                w.beginObject()
+                w.key("name"); w.string(a.name)
+                w.key("size"); w.int(a.size)
+                w.key("type"); w.string(a.type)
+                w.key("sha256"); w.string(a.sha256)
+                w.endObject()
+            }
+            w.endArray()
+        }
         w.endObject()
     }
 }

@@ -137,12 +137,15 @@ public struct Message: Codable, Hashable, Sendable {
     public var deletedAt: Timestamp?
     /// Who reacted with what, in the order each emoji was first used; absent when none.
     public var reactions: [Reaction]?
+    /// Files sent with it; absent when none (the text is then their caption, maybe empty).
+    public var attachments: [Attachment]?
 
     public init(
         id: Int64, conversationId: Int64, seq: Int64, senderId: Int64, localId: String, text: String,
         sentAt: Timestamp, replyTo: Int64? = nil, editedAt: Timestamp? = nil, deletedAt: Timestamp? = nil,
-        reactions: [Reaction]? = nil
+        reactions: [Reaction]? = nil, attachments: [Attachment]? = nil
     ) {
+        self.attachments = attachments
         self.id = id
         self.conversationId = conversationId
         self.seq = seq

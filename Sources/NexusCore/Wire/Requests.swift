@@ -116,10 +116,13 @@ public struct SendRequest: Codable, Sendable {
     public var text: String
     /// The seq of the message in this conversation that this one answers.
     public var replyTo: Int64?
-    public init(localId: String, text: String, replyTo: Int64? = nil) {
+    /// Files uploaded before (`/v1/uploads`), by their SHA-256.
+    public var attachments: [Attachment]?
+    public init(localId: String, text: String, replyTo: Int64? = nil, attachments: [Attachment]? = nil) {
         self.localId = localId
         self.text = text
         self.replyTo = replyTo
+        self.attachments = attachments
     }
 }
 
@@ -215,11 +218,13 @@ public struct BatchItem: Codable, Sendable {
     public var localId: String
     public var text: String
     public var replyTo: Int64?
-    public init(conversationId: Int64, localId: String, text: String, replyTo: Int64? = nil) {
+    public var attachments: [Attachment]?
+    public init(conversationId: Int64, localId: String, text: String, replyTo: Int64? = nil, attachments: [Attachment]? = nil) {
         self.conversationId = conversationId
         self.localId = localId
         self.text = text
         self.replyTo = replyTo
+        self.attachments = attachments
     }
 }
 

@@ -19,8 +19,12 @@ struct MessagesController {
         let members = try await services.members(of: id, caller: caller, for: .send)
         let body = try await request.decodeJSON(SendRequest.self, context: context)
         try Self.validate(body)
+        let attachments = body.attachments ?? []
+        try await AttachmentsController.check(attachments, sender: me.id, store: services.stores.attachments)
         let outcomes = try await messages.send(
-            [NewMessage(conversationId: id, senderId: me.id, localId: body.localId, text: body.text, replyTo: body.replyTo)])
+            [NewMessage(
+                conversationId: id, senderId: me.id, localId: body.localId, text: body.text, replyTo: body.replyTo,
+                attachments: attachments)])
         switch outcomes[0] {
         case .created(let message):
             services.notifier.notify(users: members)
@@ -86,9 +90,12 @@ struct MessagesController {
                 }
                 // Each item on its own: one outside the token's conversations is refused alone.
                 try caller.access.check(.send, conversation: item.conversationId)
-                try Self.validate(SendRequest(localId: item.localId, text: item.text, replyTo: item.replyTo))
+                try Self.validate(SendRequest(localId: item.localId, text: item.text, replyTo: item.replyTo, attachments: item.attachments))
+                let attachments = item.attachments ?? []
+                try await AttachmentsController.check(attachments, sender: me.id, store: services.stores.attachments)
                 accepted.append((index, NewMessage(
-                    conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text, replyTo: item.replyTo)))
+                    conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text, replyTo: item.replyTo,
+                    attachments: attachments)))
             } catch let error as APIError {
                 results[index] = Self.rejected(item.localId, error)
             }
@@ -127,7 +134,9 @@ struct MessagesController {
             throw APIError.badRequest("replyTo must be the seq (1 or more) of a message in this conversation.", code: "invalid_reply_to")
         }
         try IdentityInput.rejectNUL(body.text, field: "message text", code: "invalid_text")
-        try validate(text: body.text)
+        // A caption may be empty: the files are the message.
+        let captioned = !(body.attachments ?? []).isEmpty && body.text.allSatisfy(\.isWhitespace)
+        if !captioned { try validate(text: body.text) }
     }
 
     static func validate(localId: String) throws {

@@ -170,6 +170,34 @@ enum PostgresSchema {
             )
             """,
         ],
+        // i17-attachments: a message's files (a JSON array, NULL when none), uploads, and
+        // their bytes in rows of about 1 MiB, so every replica serves every blob.
+        [
+            "ALTER TABLE messages ADD COLUMN attachments TEXT",
+            """
+            CREATE TABLE uploads (
+                user_id BIGINT NOT NULL REFERENCES users(id),
+                sha256 TEXT NOT NULL,
+                size BIGINT NOT NULL,
+                received BIGINT NOT NULL,
+                complete BOOLEAN NOT NULL,
+                bytes_in BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (user_id, sha256)
+            )
+            """,
+            """
+            CREATE TABLE upload_chunks (
+                user_id BIGINT NOT NULL,
+                sha256 TEXT NOT NULL,
+                at BIGINT NOT NULL,
+                data BYTEA NOT NULL,
+                PRIMARY KEY (user_id, sha256, at)
+            )
+            """,
+            // Files are mostly compressed already: no TOAST compression to try on every row.
+            "ALTER TABLE upload_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

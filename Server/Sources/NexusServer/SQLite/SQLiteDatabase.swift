@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -61,7 +62,14 @@ final class SQLiteDatabase: Database {
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
             changes: SQLiteMessageChangeStore(db: db),
             receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations),
-            tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), search: SQLiteSearchStore(db: db), bus: nil)
+            tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), search: SQLiteSearchStore(db: db), attachments: SQLiteAttachmentStore(db: db, folder: blobFolder(path)), bus: nil)
+    }
+
+    /// The blob folder beside the database file: `nexus.sqlite` keeps its files in
+    /// `nexus.sqlite-blobs/`. An in-memory database gets a temporary folder.
+    static func blobFolder(_ path: String) -> String {
+        guard path == ":memory:" else { return path + "-blobs" }
+        return NSTemporaryDirectory() + "nexusd-blobs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
     private init(writer: SQLiteWriter, readers: [SQLiteConnection], pools: [NIOThreadPool], logger: Logger) {

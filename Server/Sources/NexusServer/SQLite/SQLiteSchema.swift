@@ -186,5 +186,22 @@ enum SQLiteSchema {
             )
             """,
         ],
+        // i17-attachments: a message's files (a JSON array, NULL when none), and uploads;
+        // the bytes live in the blob folder beside the database (SQLiteAttachmentStore).
+        [
+            "ALTER TABLE messages ADD COLUMN attachments TEXT",
+            """
+            CREATE TABLE uploads (
+                user_id INTEGER NOT NULL REFERENCES users(id),
+                sha256 TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                received INTEGER NOT NULL,
+                complete INTEGER NOT NULL,
+                bytes_in INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (user_id, sha256)
+            )
+            """,
+        ],
     ]
 }

@@ -17,6 +17,7 @@ struct Stores: Sendable {
     let tokens: any TokenStore
     let hooks: any HookStore
     let search: any SearchStore
+    let attachments: any AttachmentStore
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     let bus: (any ClusterBus)?
 }

@@ -52,7 +52,8 @@ enum Rows {
             localId: try row.text(prefix + "local_id") ?? "", text: try row.text(prefix + "text") ?? "",
             sentAt: Timestamp(milliseconds: try int("sent_at")), replyTo: try row.int(prefix + "reply_to"),
             editedAt: try timestamp(row, prefix + "edited_at"), deletedAt: try timestamp(row, prefix + "deleted_at"),
-            reactions: try row.text(prefix + "reactions").flatMap(ReactionsColumn.decode))
+            reactions: try row.text(prefix + "reactions").flatMap(ReactionsColumn.decode),
+            attachments: AttachmentColumn.decode(try row.text(prefix + "attachments")))
     }
 
     static func timestamp(_ row: some StoreRow, _ column: String) throws -> Timestamp? {

@@ -7,6 +7,8 @@ struct NewMessage: Sendable {
     var localId: String
     var text: String
     var replyTo: Int64? = nil
+    /// Files uploaded before; the controller checked each upload is complete.
+    var attachments: [Attachment] = []
 }
 
 /// A message's idempotency key: the sender and its localId.
@@ -47,7 +49,7 @@ protocol MessageStore: Sendable {
 }
 
 /// The columns of a message row (`m`), in the order Rows.message reads them.
-let messageColumns = "m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at, m.reply_to, m.edited_at, m.deleted_at, m.reactions"
+let messageColumns = "m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at, m.reply_to, m.edited_at, m.deleted_at, m.reactions, m.attachments"
 
 /// One group of messages to send, as both backends take it: the first copy of each
 /// (sender, localId) is stored, later copies in the same group are resends of it, and

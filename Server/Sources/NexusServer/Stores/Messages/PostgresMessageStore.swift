@@ -40,7 +40,9 @@ struct PostgresMessageStore: MessageStore {
 
             // Sent times never go back within a conversation, even across replicas whose clocks differ.
             let now = Timestamp.now().milliseconds
-            var rows = (conversation: [Int64](), seq: [Int64](), sender: [Int64](), localId: [String](), text: [ByteBuffer](), at: [Int64](), replyTo: [Int64]())
+            var rows = (
+                conversation: [Int64](), seq: [Int64](), sender: [Int64](), localId: [String](), text: [ByteBuffer](), at: [Int64](),
+                replyTo: [Int64](), attachments: [String]())
             for m in fresh where stored[MessageKey(m)] == nil {
                 guard let previous = last[m.conversationId] else { throw StoreError.inconsistent("conversation \(m.conversationId)") }
                 let next = (seq: previous.seq + 1, at: max(now, previous.at))
@@ -52,17 +54,18 @@ struct PostgresMessageStore: MessageStore {
                 rows.text.append(ByteBuffer(string: m.text))
                 rows.at.append(next.at)
                 rows.replyTo.append(m.replyTo ?? 0)  // 0: none (NULLIF below)
+                rows.attachments.append(AttachmentColumn.encode(m.attachments) ?? "")
             }
             guard !rows.seq.isEmpty else { return stored }
 
             var created: [Message] = []
             for row in try await c.query(
                 """
-                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to)
-                SELECT u.c, u.s, u.f, u.l, u.t, u.a, NULLIF(u.r, 0) FROM unnest(\(rows.conversation)::bigint[], \(rows.seq)::bigint[],
+                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, attachments)
+                SELECT u.c, u.s, u.f, u.l, u.t, u.a, NULLIF(u.r, 0), NULLIF(u.x, '') FROM unnest(\(rows.conversation)::bigint[], \(rows.seq)::bigint[],
                     \(rows.sender)::bigint[], \(rows.localId)::text[], \(rows.text)::bytea[], \(rows.at)::bigint[],
-                    \(rows.replyTo)::bigint[]) AS u(c, s, f, l, t, a, r)
-                RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions
+                    \(rows.replyTo)::bigint[], \(rows.attachments)::text[]) AS u(c, s, f, l, t, a, r, x)
+                RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments
                 """, logger: logger
             ).collect() {
                 let message = try Rows.message(row.makeRandomAccess())

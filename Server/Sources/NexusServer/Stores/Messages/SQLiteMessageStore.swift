@@ -9,7 +9,7 @@ struct SQLiteMessageStore: MessageStore {
         try await db.writer.send(messages)
     }
 
-    private static let columns = "id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions"
+    private static let columns = "id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments"
 
     /// Inserts a group of messages with one statement for each 500, so the group costs
     /// a few trips to SQLite and one fsync. The statement skips (sender, localId)
@@ -30,18 +30,21 @@ struct SQLiteMessageStore: MessageStore {
         for chunk in batch.fresh.chunked(by: rowsPerStatement) {
             let rows = try await connection.query(
                 """
-                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to)
+                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, attachments)
                 SELECT v.column1, c.last_seq + ROW_NUMBER() OVER (PARTITION BY v.column1 ORDER BY v.column5),
-                       v.column2, v.column3, v.column4, MAX(?, c.updated_at), v.column6
-                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
+                       v.column2, v.column3, v.column4, MAX(?, c.updated_at), v.column6, v.column7
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
                 JOIN conversations c ON c.id = v.column1
                 WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = v.column2 AND m.local_id = v.column3)
                 ORDER BY v.column5
                 RETURNING \(columns)
                 """,
                 [.integer(sentAt)] + chunk.flatMap { index, m -> [SQLiteData] in
-                    [.integer(Int(m.conversationId)), .integer(Int(m.senderId)), .text(m.localId), .text(m.text), .integer(index),
-                     m.replyTo.map { .integer(Int($0)) } ?? .null]
+                    [
+                        .integer(Int(m.conversationId)), .integer(Int(m.senderId)), .text(m.localId), .text(m.text), .integer(index),
+                        m.replyTo.map { .integer(Int($0)) } ?? .null,
+                        AttachmentColumn.encode(m.attachments).map(SQLiteData.text) ?? .null,
+                    ]
                 })
             for row in rows {
                 let m = try Rows.message(row)

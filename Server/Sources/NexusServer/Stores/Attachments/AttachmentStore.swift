@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NexusCore
+
+/// Uploads and the files they become: one per (uploader, SHA-256). The bookkeeping
+/// (size, bytes acknowledged, done) is a table on both backends; the bytes live in a
+/// blob folder beside a SQLite database, or in a chunk table on PostgreSQL so any
+/// replica serves any blob (docs/attachments.md).
+protocol AttachmentStore: Sendable {
+    /// The upload of `sha256` by `user`, or nil.
+    func upload(user: Int64, sha256: String) async throws -> UploadState?
+    /// Starts an upload, or finds the one already there (whatever its size: the caller compares).
+    func begin(user: Int64, sha256: String, size: Int64, now: Timestamp) async throws -> UploadState
+    /// Appends the bytes of `body` at `offset`, which must be the bytes acknowledged so far,
+    /// passing each piece to `observe` (the hash); syncs them to disk and records them
+    /// before it returns the new state. A body that breaks off still counts in `bytesIn`.
+    func append(
+        user: Int64, sha256: String, offset: Int64, limit: Int64, body: RequestBody, observe: (ByteBuffer) -> Void
+    ) async throws -> UploadState
+    /// Marks a fully received upload done, once its hash was checked.
+    func complete(user: Int64, sha256: String) async throws
+    /// Forgets an upload and its bytes.
+    func discard(user: Int64, sha256: String) async throws
+    /// Bytes `range` of an upload, in pieces, in order.
+    func read(user: Int64, sha256: String, range: Range<Int64>, _ piece: (ByteBuffer) async throws -> Void) async throws
+    /// Deletes uploads started before `before` that no message refers to; returns how many.
+    func cleanUp(before: Timestamp) async throws -> Int
+}
+
+/// The `attachments` column of a message: its attachments as a JSON array, NULL when none.
+enum AttachmentColumn {
+    static func encode(_ attachments: [Attachment]) -> String? {
+        guard !attachments.isEmpty else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(attachments)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func decode(_ text: String?) -> [Attachment]? {
+        guard let text, !text.isEmpty else { return nil }
+        return try? JSONDecoder().decode([Attachment].self, from: Data(text.utf8))
+    }
+}
+
+/// Pieces of a request body gathered into writes of about `size` bytes: fewer, larger
+/// writes (and database rows), while memory stays bounded.
+struct PieceGatherer {
+    let size: Int
+    var buffer: ByteBuffer
+
+    init(size: Int = 1 << 20) {
+        self.size = size
+        self.buffer = ByteBufferAllocator().buffer(capacity: size)
+    }
+
+    /// Adds `piece`; returns a full buffer to write, if one filled up.
+    mutating func add(_ piece: inout ByteBuffer) -> ByteBuffer? {
+        buffer.writeBuffer(&piece)
+        guard buffer.readableBytes >= size else { return nil }
+        return take()
+    }
+
+    mutating func take() -> ByteBuffer? {
+        guard buffer.readableBytes > 0 else { return nil }
+        let full = buffer
+        buffer = ByteBufferAllocator().buffer(capacity: size)
+        return full
+    }
+}
+
+/// The body was longer than the upload has room for.
+struct UploadOverflow: Error {}

@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The files of a message: uploaded before the message goes, and the outbox's own copies
+/// (of stdin) removed once it went.
+extension OutboxDelivery {
+    static func item(_ e: OutboxEntry) -> BatchItem {
+        BatchItem(
+            conversationId: e.conversationId ?? 0, localId: e.localId, text: e.text, replyTo: e.replyTo,
+            attachments: e.files.isEmpty ? nil : e.files.map(\.attachment))
+    }
+
+    /// Uploads each file of `e`. Returns why the message must fail when a file is gone or
+    /// changed; throws what the server or the network said, as for a send.
+    func uploadFiles(of e: OutboxEntry) throws(APIError) -> String? {
+        for file in e.files {
+            do {
+                try api.upload(file, onProgress: onUpload.map { report in { done, _ in report(file, done) } })
+            } catch {
+                switch error {
+                case .file(let why): return why
+                case .api(let error): throw error
+                }
+            }
+        }
+        return nil
+    }
+
+    static func removeSpooledFiles(of sent: [OutboxEntry]) {
+        for file in sent.flatMap(\.files) where file.spooled == true { unlink(file.path) }
+    }
+}

@@ -84,9 +84,56 @@ for s in "$work"/control/{preinst,postinst,prerm,postrm}; do
     echo "sh -n $(basename "$s"): ok"
 done
 
-# A real dpkg -i into a throwaway overlay of this machine's root.
+# A real dpkg -i into a throwaway overlay of this machine's root. The checks inside run from
+# the overlay's upper layer (they appear at / in the chroot).
 mkdir -p "$work/up" "$work/ow" "$work/root"
-cp "$deb" "$work/nexus.deb"
+cp "$deb" "$work/up/nexus.deb"
+cat > "$work/up/inside.sh" <<'SCRIPT'
+set -euo pipefail
+dpkg -i /nexus.deb
+test -x /usr/bin/nexusctl && test -x /usr/bin/nexusd
+nexusctl --version
+nexusd --version
+getent passwd nexusd
+test -f /usr/share/man/man1/nexusctl.1.gz
+systemd-analyze verify --man=no /usr/lib/systemd/system/nexusd.service
+# The unit's own command line (on a free port), the way systemd would run it, as far as
+# can be done without systemd as PID 1: as the nexusd user, no new privileges, no
+# capabilities, the whole file system read-only but the state directory (ProtectSystem=
+# strict + StateDirectory=), a private /tmp, an empty /home. MemoryDenyWriteExecute,
+# SystemCallFilter and RestrictAddressFamilies (seccomp) are not reproduced here.
+install -d -o nexusd -g nexusd -m 0750 /var/lib/nexusd
+unit=/usr/lib/systemd/system/nexusd.service
+grep -q '^User=nexusd$' $unit && grep -q '^NoNewPrivileges=yes$' $unit && grep -q '^ProtectSystem=strict$' $unit
+cmd=$(sed -n 's/^ExecStart=//p' $unit | sed 's/127.0.0.1:8787/127.0.0.1:0/')
+unshare -m --propagation private bash -c "
+    set -euo pipefail
+    mount --bind /var/lib/nexusd /var/lib/nexusd
+    mount -o remount,bind,ro /
+    mount -t tmpfs tmpfs /tmp
+    mount -t tmpfs -o ro tmpfs /home
+    cd /var/lib/nexusd
+    XDG_DATA_HOME=/var/lib/nexusd setpriv --reuid=nexusd --regid=nexusd --init-groups --no-new-privs \
+        --bounding-set=-all --inh-caps=-all $cmd > /tmp/nexusd.out 2> /tmp/nexusd.err &
+    server=\$!
+    for _ in \$(seq 100); do grep -q 'listening on' /tmp/nexusd.out && break; sleep 0.1; done
+    url=\$(sed -n 's/^nexusd listening on //p' /tmp/nexusd.out)
+    [ -n \"\$url\" ] || { echo \"nexusd did not start under the unit's limits: \$(cat /tmp/nexusd.err)\" >&2; exit 1; }
+    NEXUS_HOME=/tmp/carol NEXUS_SERVER=\$url nexusctl register carol@example.com --password-stdin <<< password123
+    NEXUS_HOME=/tmp/carol NEXUS_SERVER=\$url nexusctl send carol@example.com 'a note to self'
+    kill \$server
+    wait \$server || true
+    test \"\$(stat -c %U /var/lib/nexusd/nexus.sqlite)\" = nexusd
+    echo 'nexusd ran as its unit says: user nexusd, read-only root, database in /var/lib/nexusd'
+"
+dpkg -r nexus >/dev/null
+test ! -e /usr/bin/nexusctl
+test -d /var/lib/nexusd
+dpkg -P nexus >/dev/null
+test ! -e /var/lib/nexusd
+! getent passwd nexusd
+echo "dpkg -i, -r and -P: ok"
+SCRIPT
 cat > "$work/install.sh" <<SCRIPT
 set -euo pipefail
 mount -t overlay overlay -o lowerdir=/,upperdir=$work/up,workdir=$work/ow $work/root
@@ -94,20 +141,7 @@ mount -t tmpfs tmpfs $work/root$toolchain
 mount --bind /proc $work/root/proc
 mount --bind /dev $work/root/dev
 mount -t tmpfs tmpfs $work/root/run
-chroot $work/root sh -c '
-    set -e
-    dpkg -i $work/nexus.deb
-    test -x /usr/bin/nexusctl && test -x /usr/bin/nexusd
-    nexusctl --version
-    nexusd --version
-    getent passwd nexusd
-    systemd-analyze verify --man=no /usr/lib/systemd/system/nexusd.service
-    man -w nexusctl >/dev/null 2>&1 || test -f /usr/share/man/man1/nexusctl.1.gz
-    dpkg -r nexus >/dev/null
-    test ! -e /usr/bin/nexusctl
-    dpkg -P nexus >/dev/null
-    ! getent passwd nexusd
-'
+chroot $work/root bash /inside.sh
 SCRIPT
 unshare -m --propagation private bash "$work/install.sh" || fail "dpkg -i into the overlay"
 echo "dist-test: all passed"

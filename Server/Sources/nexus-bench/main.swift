@@ -66,7 +66,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or outbox, history, convos, replicas, stream, dist) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
@@ -107,6 +107,12 @@ do {
     report("send request → tail -f prints, p99 (200 msgs)", ms(percentile(endToEnd, 99)))
 }
 
+}
+
+// MARK: 2b. send --each-line as a stream (StreamingSend.swift)
+
+if only == nil || only == "stream" {
+    streamingSendMeasures(senderHome: aliceHome, tailHome: bobHome, recipientEmail: bob.email)
 }
 
 // MARK: 3. server throughput, 8 concurrent keep-alive senders, durable commits
@@ -307,6 +313,12 @@ stopServer(server)
 
 if only == nil || only == "https" {
     httpsMeasures(plainSendMs: plainSendMs, plainDeliveryP99: plainDeliveryP99, plainRate: plainRate)
+}
+
+// MARK: make dist's static binaries and packages (Dist.swift)
+
+if only == nil || only == "dist" {
+    distMeasures()
 }
 
 // MARK: table

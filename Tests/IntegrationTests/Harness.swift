@@ -201,10 +201,14 @@ func runToEnd(_ process: Process, stdin: String? = nil) throws -> Result {
     let errBox = DataBox()
     let group = DispatchGroup()
     let writer = input.fileHandleForWriting
-    DispatchQueue.global().async(group: group) {
+    // A thread of its own, not one of Dispatch's few workers, which the other tests need.
+    let written = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
         if let stdin { try? writer.write(contentsOf: Data(stdin.utf8)) }
         try? writer.close()
+        written.signal()
     }
+    defer { written.wait() }
     DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()

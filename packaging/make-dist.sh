@@ -8,6 +8,7 @@ dist=${DIST:-dist}
 export NEXUS_COMMIT=${NEXUS_COMMIT:-$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)}
 version=$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/NexusCore/Wire/BuildInfo.swift)
 arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
+machine=$(uname -m)
 
 swift build -c release --static-swift-stdlib --product nexusctl
 swift build -c release --static-swift-stdlib --package-path Server --product nexusd
@@ -29,7 +30,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
 # The tarball: one folder, ready to copy (docs/deploy.md).
-name="nexus-$version-linux-$arch"
+name="nexus-$version-linux-$machine"
 t="$stage/$name"
 install -d "$t/bin" "$t/man/man1" "$t/completions" "$t/systemd"
 install -m 755 "$ctl" "$srv" "$t/bin/"
@@ -81,6 +82,6 @@ Description: offline-first messaging for terminals and scripts
  hardened systemd unit (nexusd.service; disabled until you enable it).
  Built from commit $NEXUS_COMMIT.
 TEXT
-dpkg-deb --root-owner-group -Zxz --build "$d" "$dist/nexus_${version}_$arch.deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip --build "$d" "$dist/nexus_${version}_$arch.deb" >/dev/null
 
 ls -l "$dist"

@@ -120,7 +120,8 @@ unshare -m --propagation private bash -c "
     url=\$(sed -n 's/^nexusd listening on //p' /tmp/nexusd.out)
     [ -n \"\$url\" ] || { echo \"nexusd did not start under the unit's limits: \$(cat /tmp/nexusd.err)\" >&2; exit 1; }
     NEXUS_HOME=/tmp/carol NEXUS_SERVER=\$url nexusctl register carol@example.com --password-stdin <<< password123
-    NEXUS_HOME=/tmp/carol NEXUS_SERVER=\$url nexusctl send carol@example.com 'a note to self'
+    NEXUS_HOME=/tmp/dave NEXUS_SERVER=\$url nexusctl register dave@example.com --password-stdin <<< password123
+    NEXUS_HOME=/tmp/carol NEXUS_SERVER=\$url nexusctl send dave@example.com 'from inside the unit'
     kill \$server
     wait \$server || true
     test \"\$(stat -c %U /var/lib/nexusd/nexus.sqlite)\" = nexusd

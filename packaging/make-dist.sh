@@ -33,7 +33,8 @@ trap 'rm -rf "$stage"' EXIT
 name="nexus-$version-linux-$machine"
 t="$stage/$name"
 install -d "$t/bin" "$t/man/man1" "$t/completions" "$t/systemd"
-install -m 755 "$ctl" "$srv" "$t/bin/"
+# Stripped: the debug information is most of the size (168 MB of nexusd).
+install -s -m 755 "$ctl" "$srv" "$t/bin/"
 install -m 644 docs/nexusctl.1 docs/nexusd.1 "$t/man/man1/"
 install -m 644 completions/nexusctl.bash completions/nexusctl.zsh completions/nexusctl.fish "$t/completions/"
 install -m 644 packaging/nexusd.service "$t/systemd/"
@@ -55,7 +56,7 @@ d="$stage/deb"
 install -d "$d/DEBIAN" "$d/usr/bin" "$d/usr/share/man/man1" "$d/usr/share/bash-completion/completions" \
     "$d/usr/share/zsh/vendor-completions" "$d/usr/share/fish/vendor_completions.d" "$d/usr/lib/systemd/system" \
     "$d/usr/share/doc/nexus"
-install -m 755 "$ctl" "$srv" "$d/usr/bin/"
+install -s -m 755 "$ctl" "$srv" "$d/usr/bin/"
 for page in nexusctl nexusd; do gzip -9n < "docs/$page.1" > "$d/usr/share/man/man1/$page.1.gz"; done
 install -m 644 completions/nexusctl.bash "$d/usr/share/bash-completion/completions/nexusctl"
 install -m 644 completions/nexusctl.zsh "$d/usr/share/zsh/vendor-completions/_nexusctl"

@@ -53,8 +53,9 @@ func streamingSendMeasures(senderHome: String, tailHome: String, recipientEmail:
     posix_spawn_file_actions_addclose(&actions, inPipe[1])
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    let argv = [nexusctl, "send", recipientEmail, "--each-line"].map { strdup($0) } + [nil]
-    let envp = sendEnv.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    let words: [String] = [nexusctl, "send", recipientEmail, "--each-line"]
+    let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = sendEnv.map { strdup("\($0.key)=\($0.value)") } + [nil]
     var pid: pid_t = 0
     precondition(posix_spawn(&pid, nexusctl, &actions, nil, argv, envp) == 0, "can't start nexusctl")
     posix_spawn_file_actions_destroy(&actions)

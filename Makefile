@@ -4,8 +4,12 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 SERVER := --package-path Server
+# The folder `make dist` writes its tarball and Debian package to.
+DIST ?= dist
+# What `--version` reports with the version (Package.swift hands it to CNexusBuild).
+NEXUS_COMMIT ?= $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 
-.PHONY: all build openssl test test-deps test-nginx failover-test failover-bench tls-audit demo bench fuzz fuzz-api soak install completions docs clean
+.PHONY: all build openssl test test-deps test-nginx failover-test failover-bench tls-audit demo bench fuzz fuzz-api soak install completions docs dist dist-test clean
 
 all: build
 
@@ -103,6 +107,21 @@ docs:
 	$(SWIFT) build $(SERVER) --product nexusd
 	Server/.build/debug/nexusd --generate-manual > docs/nexusd.1
 
+# Release binaries with the Swift runtime linked in (--static-swift-stdlib: they run where no
+# toolchain is), checked with ldd, then $(DIST)/nexus-VERSION-linux-ARCH.tar.gz (binaries, man
+# pages, completions, systemd unit) and $(DIST)/nexus_VERSION_ARCH.deb (dpkg-deb alone; Depends
+# from the binaries' symbols). Not part of `make test`: a first run takes 20-40 minutes here
+# (nexusd's release build), later ones 2-5 (relinks).
+dist: openssl
+	NEXUS_COMMIT=$(NEXUS_COMMIT) DIST=$(DIST) bash packaging/make-dist.sh
+
+# make dist's artifacts with the Swift toolchain hidden (a private mount namespace), and the
+# .deb installed with dpkg -i into a throwaway overlay of this machine's root; needs root.
+# About a minute after `make dist`.
+dist-test: dist
+	DIST=$(DIST) bash Tests/scripts/dist-test.sh
+
+install: export NEXUS_COMMIT := $(NEXUS_COMMIT)
 install:
 	$(SWIFT) build -c release
 	$(SWIFT) build $(SERVER) -c release --product nexusd

@@ -3,6 +3,10 @@
 // everything here builds with the toolchain alone.
 import PackageDescription
 
+// The git commit `--version` reports: `make dist` and `make install` set $NEXUS_COMMIT. Only
+// CNexusBuild's one C file sees it, so a new commit rebuilds that file and relinks, no more.
+let commit = Context.environment["NEXUS_COMMIT"] ?? ""
+
 let package = Package(
     name: "nexus",
     products: [
@@ -15,7 +19,9 @@ let package = Package(
         .target(name: "COpenSSL"),
         // The C library (Glibc, Musl or Darwin), imported in one place.
         .target(name: "LibC"),
-        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC"]),
+        // The git commit `--version` reports (see `commit` above).
+        .target(name: "CNexusBuild", cSettings: [.define("NEXUS_COMMIT", to: "\"\(commit)\"")]),
+        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore", "LibC"]),
         .executableTarget(name: "nexusctl", dependencies: ["NexusCLI", "LibC"]),
         .testTarget(name: "NexusCoreTests", dependencies: ["NexusCore"]),

@@ -3,7 +3,7 @@ import NexusCore
 /// The entry point: parses, sets up what the command requires, runs it, and turns
 /// errors into messages and exit codes. Commands never exit or touch stdout directly.
 public enum NexusCLI {
-    public static let version = "0.1.0"
+    public static let version = BuildInfo.version
 
     /// --profile, else $NEXUS_PROFILE, else the config file's, else "default".
     static func profileName(flag: String?, environment: [String: String], config: Config?) -> String {
@@ -66,7 +66,11 @@ public enum NexusCLI {
         let output = Output(terminal: terminal, json: json, quiet: invocation.flag("quiet"), color: color, fields: fields)
 
         if invocation.flag("version") {
-            if json { output.document(["version": version]) } else { output.line("nexusctl \(version)") }
+            if json {
+                output.document(["version": version, "commit": BuildInfo.commit].compactMapValues { $0 })
+            } else {
+                output.line("nexusctl \(BuildInfo.commit.map { "\(version) (commit \($0))" } ?? version)")
+            }
             return ExitCode.ok.rawValue
         }
         guard let spec, !invocation.flag("help") else {

@@ -198,11 +198,19 @@ func runToEnd(_ process: Process, stdin: String? = nil) throws -> Result {
     try process.run()
     // A child that exits without reading its stdin must not take the test runner down.
     signal(SIGPIPE, SIG_IGN)
-    if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    // stderr on another thread, so neither pipe can fill up and stall the child.
+    // stdin and stderr on other threads, so no pipe can fill up and stall the child: a
+    // filter such as `send --each-line` prints while it still reads.
     let errBox = DataBox()
     let group = DispatchGroup()
+    let writer = input.fileHandleForWriting
+    // A thread of its own, not one of Dispatch's few workers, which the other tests need.
+    let written = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        if let stdin { try? writer.write(contentsOf: Data(stdin.utf8)) }
+        try? writer.close()
+        written.signal()
+    }
+    defer { written.wait() }
     DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()

@@ -66,7 +66,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes, attachments) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes, attachments, stream, dist) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
@@ -115,6 +115,12 @@ if only == nil || only == "changes" {
     changeMeasures(url: url)
 }
 
+
+// MARK: 2b. send --each-line as a stream (StreamingSend.swift)
+
+if only == nil || only == "stream" {
+    streamingSendMeasures(senderHome: aliceHome, tailHome: bobHome, recipientEmail: bob.email)
+}
 
 // MARK: 3. server throughput, 8 concurrent keep-alive senders, durable commits
 
@@ -341,6 +347,12 @@ stopServer(server)
 
 if only == nil || only == "https" {
     httpsMeasures(plainSendMs: plainSendMs, plainDeliveryP99: plainDeliveryP99, plainRate: plainRate)
+}
+
+// MARK: make dist's static binaries and packages (Dist.swift)
+
+if only == nil || only == "dist" {
+    distMeasures()
 }
 
 // MARK: table

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NexusCore
 import NexusServer
 import NIOCore
 import NIOPosix
@@ -25,7 +26,8 @@ struct Nexusd: AsyncParsableCommand {
             get the new certificate, open ones (held long polls) stay up, and a pair that does not \
             load is refused with a log line while the old one stays in use. Plain HTTP is the default.
             """,
-        version: "0.1.0")
+        // With the commit when the build knew it (`make dist`, `make install`).
+        version: BuildInfo.versionAndCommit)
 
     @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
     var listen = "127.0.0.1:8787"

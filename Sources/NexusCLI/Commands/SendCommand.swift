@@ -16,6 +16,15 @@ enum SendCommand {
             that changes or goes away before it is uploaded fails the message. `--file -` reads the
             file from stdin into the profile's folder first, and needs --name. See docs/attachments.md.
 
+            --each-line streams: a pipe that never ends (`tail -f log | nexusctl send ops --each-line`)
+            has each line queued as it arrives and sent at once, lines that arrive together in one
+            request, over one kept-alive connection. While the server can't be reached, lines keep
+            being queued and are sent when it is back. SIGINT or SIGTERM queues every line read
+            (a last line without its newline too) before the process ends. A line that can't be a
+            message (a NUL, too long) stops the stream with exit 2; nothing that arrived with it is
+            queued, the lines before it are. Each message's status is printed once, when it is
+            sent, or at the end while it still waits; with --json, a list written as it grows.
+
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
             earlier queued messages of the same conversation go first (a message queued to an email
             counts as that person's direct conversation). Text with a NUL character is refused.
@@ -26,7 +35,7 @@ enum SendCommand {
             2 usage error (nothing is queued); 3 no such conversation; 4 not logged in.
             """,
         options: [
-            OptionSpec("each-line", help: "send every line of stdin as its own message"),
+            OptionSpec("each-line", help: "send every line of stdin as its own message, as each arrives"),
             OptionSpec("reply-to", .value(placeholder: "MESSAGE"), help: "answer this message (CONVERSATION/SEQ)"),
             OptionSpec("file", .value(placeholder: "path"), help: "attach a file (repeatable); '-' reads it from stdin"),
             OptionSpec("name", .value(placeholder: "name"), help: "the name of the file read from stdin with --file -"),
@@ -48,6 +57,7 @@ enum SendCommand {
         if context.invocation.values["file"] != nil { return try SendFiles.run(context) }
         if context.invocation.value("name") != nil { throw .usage("--name names the file of --file -; give --file - too") }
         let target = context.arguments[0]
+        if context.invocation.flag("each-line") { return try eachLine(context, target: target) }
         // Every check that can fail as a usage error comes before the outbox is touched.
         let texts = try readTexts(context)
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
@@ -107,33 +117,18 @@ enum SendCommand {
 
     private static func readTexts(_ context: CommandContext) throws(CLIError) -> [String] {
         let words = Array(context.arguments.dropFirst())
-        // Each message with the number of its first line on stdin, for error messages.
-        var texts: [(text: String, line: Int)]
-        if context.invocation.flag("each-line") {
-            guard words.isEmpty else { throw .usage("--each-line reads the messages from stdin; give no <text>") }
-            texts = []
-            var number = 0
-            while let line = context.terminal.readInputLine() {
-                number += 1
-                if !line.allSatisfy(\.isWhitespace) { texts.append((line, number)) }
-            }
-            if texts.isEmpty { throw .usage("--each-line found no lines on stdin") }
-        } else if words == ["-"] {
+        var texts: [String]
+        if words == ["-"] {
             var text = String(decoding: context.terminal.readAllInput(), as: UTF8.self)
             while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-            texts = [(text, 1)]
+            texts = [text]
         } else if words.isEmpty {
             throw CLIError(ParseError.missingArgument(command: "send", usage: spec.usage[0]))
         } else {
-            texts = [(words.joined(separator: " "), 1)]
+            texts = [words.joined(separator: " ")]
         }
-        // Every message is checked before any is queued: bad input queues nothing.
-        let eachLine = context.invocation.flag("each-line")
-        for (text, line) in texts {
-            if let problem = Limits.problem(withText: text) {
-                throw .usage(eachLine ? "stdin line \(line): \(problem)" : problem)
-            }
-        }
-        return texts.map(\.text)
+        // Checked before it is queued: bad input queues nothing.
+        if let problem = Limits.problem(withText: texts[0]) { throw .usage(problem) }
+        return texts
     }
 }

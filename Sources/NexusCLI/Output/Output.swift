@@ -59,6 +59,14 @@ public final class Output {
         terminal.writeOut(encode(value, pretty: false, items: nil) + "\n")
     }
 
+    /// One element of a JSON list written as it comes (`send --each-line`): `[` before the
+    /// first, `,` before the others, one a line; `endList` closes it.
+    public func listElement<T: Encodable>(_ value: T, first: Bool) {
+        terminal.writeOut((first ? "[" : ",") + encode(value, pretty: false, items: nil) + "\n")
+    }
+
+    public func endList(empty: Bool) { terminal.writeOut(empty ? "[]\n" : "]\n") }
+
     private func encode<T: Encodable>(_ value: T, pretty: Bool, items: String?) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]

@@ -57,6 +57,24 @@ public enum TerminationGuard {
         return try body()
     }
 
+    /// Holds the signals off until `release`, across calls: `send --each-line` holds them
+    /// while it has read bytes that are not yet in the outbox.
+    public static func hold() {
+        guard installed else { return }
+        state[0] = 1
+    }
+
+    /// Ends the hold; a signal that arrived meanwhile ends the process now.
+    public static func release() {
+        guard installed else { return }
+        state[0] = 0
+        let pending = state[1]
+        if pending != 0 { endProcess(pending) }
+    }
+
+    /// The signal that arrived during a hold, or 0.
+    public static var pendingSignal: Int32 { installed ? Int32(state[1]) : 0 }
+
     fileprivate static func arrived(_ signal: Int32) {
         if state[0] != 0 {
             state[1] = signal

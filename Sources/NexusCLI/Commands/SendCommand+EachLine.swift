@@ -1,0 +1,77 @@
+import NexusCore
+
+extension SendCommand {
+    /// `send --each-line`: the core's stream, and the words for it. Each message's status
+    /// is printed once, when it is sent (or fails), or at the end while it still waits.
+    static func eachLine(_ context: CommandContext, target: String) throws(CLIError) -> ExitCode {
+        guard context.arguments.count == 1 else { throw .usage("--each-line reads the messages from stdin; give no <text>") }
+        // Every check that can fail as a usage error comes before the outbox is touched.
+        let conversationId = try Conversations.localId(for: target, profile: context.profile)
+        let sending = try OutboxSending.sending(context)
+        let output = context.output
+        var printed = 0
+        func print(_ views: [SendView]) {
+            for v in views {
+                if output.json { output.listElement(v, first: printed == 0) } else { output.line("\(v.status.rawValue) \(v.localId)") }
+                printed += 1
+            }
+        }
+        let told = Flag()
+        var input = LineStream(fd: 0)
+        let result: Sending.StreamResult
+        do {
+            result = try sending.stream(
+                &input, conversationId: conversationId, to: target,
+                lock: .wait(onBusy: {
+                    // Another send or flush is delivering; only a person watching needs to hear it, once.
+                    guard context.terminal.errorIsTerminal, !told.value else { return }
+                    told.value = true
+                    context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the lines are queued safely…")
+                }),
+                check: { Limits.problem(withText: $0) },
+                settled: { outcome, done in
+                    print(SendView.views(done, OutboxSending.warnings(outcome, context).report))
+                })
+        } catch {
+            throw CLIError(error)
+        }
+        let report = result.lastReport
+        print(SendView.views(result.stillQueued, report))
+        if output.json && (printed > 0 || result.queued > 0) { output.endList(empty: printed == 0) }
+        if result.earlierDelivered > 0 { output.note("Also delivered \(result.earlierDelivered) earlier queued message(s) of this conversation.") }
+        let queuedHint = "`nexusctl queue flush` (or the next online command) delivers what is queued."
+
+        switch result.end {
+        case .refused(let line, let problem):
+            throw .usage("stdin line \(line): \(problem)",
+                         hint: result.queued == 0 ? "nothing was queued." : "the \(result.queued) line(s) that came before it are queued; nothing from it on was read.")
+        case .interrupted:
+            if !result.stillQueued.isEmpty { output.note("\(result.stillQueued.count) message(s) still queued; \(queuedHint)") }
+            // Ends the process by the signal that arrived, as it would have without us.
+            TerminationGuard.release()
+            return .unavailable
+        case .failed:
+            if let first = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first {
+                throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
+                               hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."
+                                   : report.notFound.contains(first.localId) && first.conversationId == nil
+                                       ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
+            }
+            throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`; the lines read are queued.")
+        case .endOfInput:
+            if result.queued == 0 { throw .usage("--each-line found no lines on stdin") }
+        }
+        if !result.stillQueued.isEmpty {
+            output.warn("\(report.stopReason ?? DeliveryText.network)")
+            output.note("Queued safely in the outbox; \(queuedHint)")
+            if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
+            return .unavailable
+        }
+        return .ok
+    }
+}
+
+/// A flag an escaping closure can set.
+private final class Flag: @unchecked Sendable {
+    var value = false
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Sending {
+    /// How a stream of `send --each-line` ended.
+    public enum StreamEnd: Sendable, Equatable {
+        /// The input ended; one last delivery was tried.
+        case endOfInput
+        /// A held-off SIGINT or SIGTERM: every line read is queued, none is delivered more.
+        case interrupted(signal: Int32)
+        /// This line can't be a message; nothing that arrived with it was queued.
+        case refused(line: Int, problem: String)
+        /// A message of the stream failed for good, or the server refused the credentials:
+        /// trying the next lines would only fail them too.
+        case failed
+    }
+
+    public struct StreamResult {
+        public var end: StreamEnd
+        /// The lines queued, in order.
+        public var queued = 0
+        /// The stream's messages not yet sent, in order.
+        public var stillQueued: [OutboxEntry] = []
+        /// The last delivery's report: why messages still wait, or what failed.
+        public var lastReport = DeliveryReport()
+        /// Earlier queued messages of the conversation that went out with the stream's.
+        public var earlierDelivered = 0
+    }
+
+    /// `send --each-line` on a pipe that may never end: each line is queued (synced to
+    /// disk) as it arrives, lines that arrive together in one append, and delivered at
+    /// once through the same API (so one kept-alive connection) with every earlier queued
+    /// message of the conversation, by the ordering rule. While the server can't be
+    /// reached, lines keep being read and queued, and delivery is tried again after
+    /// 0.25 s, doubling up to 2 s. `check` vets each line before anything of its arrival is
+    /// queued. `settled` is told each delivery's outcome with the stream's messages that
+    /// reached a verdict in it (sent or failed), in order.
+    public func stream(
+        _ input: inout LineStream, conversationId: Int64?, to email: String?, lock: LockPolicy,
+        check: (String) -> String?, settled: (Outcome, [OutboxEntry]) -> Void
+    ) throws(StoreError) -> StreamResult {
+        var result = StreamResult(end: .endOfInput)
+        var conversationId = conversationId
+        var pending: [OutboxEntry] = []
+        var retryAt: Double?
+        var delay = 0.25
+
+        /// One delivery of every pending message; false when the stream must stop.
+        func deliverPending() throws(StoreError) -> Bool {
+            guard !pending.isEmpty else { return true }
+            let ids = Set(pending.map(\.localId))
+            let outcome = try deliver(.conversationsOf(ids), ignoreBackoff: true, lock: lock)
+            let report = outcome.report
+            result.lastReport = report
+            var verdicts: [String: OutboxEntry] = [:]
+            for s in report.sent where ids.contains(s.entry.localId) {
+                verdicts[s.entry.localId] = s.entry
+                if conversationId == nil { conversationId = s.message.conversationId }
+            }
+            for f in report.failed where ids.contains(f.localId) { verdicts[f.localId] = f }
+            result.earlierDelivered += report.sent.count(where: { !ids.contains($0.entry.localId) })
+            let done = pending.filter { verdicts[$0.localId] != nil }
+            pending.removeAll { verdicts[$0.localId] != nil }
+            settled(outcome, done)
+            if report.authRefused || done.contains(where: { verdicts[$0.localId]?.status == .failed }) {
+                result.end = .failed
+                return false
+            }
+            if report.stopReason != nil {
+                retryAt = Self.clock() + delay
+                delay = min(delay * 2, 2)
+            } else {
+                retryAt = nil
+                delay = 0.25
+            }
+            return true
+        }
+
+        func enqueue(_ lines: [LineStream.Line]) throws(StoreError) {
+            guard !lines.isEmpty else { return }
+            pending += try self.enqueue(lines.map(\.text), conversationId: conversationId, to: email)
+            result.queued += lines.count
+        }
+
+        TerminationGuard.install()
+        reading: while true {
+            let timeout: Int32 = pending.isEmpty ? -1 : Int32(max(0, ((retryAt ?? 0) - Self.clock()) * 1000).rounded(.up))
+            let event = timeout == 0 ? .timeout : input.next(timeoutMs: timeout)
+            switch event {
+            case .lines(let lines), .end(let lines):
+                for line in lines {
+                    guard let problem = check(line.text) else { continue }
+                    // Nothing of this arrival is queued: no half of a paste goes out.
+                    _ = input.takePartial()
+                    TerminationGuard.release()
+                    result.end = .refused(line: line.number, problem: problem)
+                    break reading
+                }
+                try enqueue(lines)
+                if !input.holdsUnqueuedBytes { TerminationGuard.release() }
+                if case .end = event { break reading }
+                if retryAt.map({ Self.clock() >= $0 }) ?? true, !(try deliverPending()) { break reading }
+            case .timeout:
+                if !(try deliverPending()) { break reading }
+            case .interrupted:
+                try enqueue(input.takePartial())
+                result.end = .interrupted(signal: TerminationGuard.pendingSignal)
+                result.stillQueued = pending
+                return result
+            }
+        }
+        if result.end == .endOfInput { _ = try deliverPending() }
+        result.stillQueued = pending
+        return result
+    }
+
+    /// Seconds on a clock that only goes forward.
+    static func clock() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}

@@ -6,12 +6,12 @@ import Testing
 /// docs/protocol.md names every route the server serves, and no other, as OpenAPITests
 /// does for docs/openapi.yaml: a route added without its section fails here.
 struct ProtocolDocTests {
-    /// Every "### `METHOD /path`" heading's routes (a heading may name two, joined by "and"),
-    /// without their query strings.
+    /// The routes in backticks, "`METHOD /path`", of every "### " heading (a heading may name
+    /// several), without their query strings.
     static func documentedRoutes() throws -> Set<String> {
         let text = try String(contentsOf: OpenAPITests.root.appendingPathComponent("docs/protocol.md"), encoding: .utf8)
         var routes = Set<String>()
-        for line in text.split(separator: "\n") where line.hasPrefix("### `") {
+        for line in text.split(separator: "\n") where line.hasPrefix("### ") {
             for (index, part) in line.split(separator: "`").enumerated() where index % 2 == 1 {
                 let words = part.split(separator: " ")
                 guard words.count == 2, ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(String(words[0])) else { continue }

@@ -54,6 +54,21 @@ struct ScopeMatrixTests {
         Row(route: "POST /v1/bots", path: "/v1/bots", body: #"{"name":"bot-{n}","scope":"send"}"#, need: .manage),
         Row(route: "GET /v1/bots", path: "/v1/bots", need: .manage),
         Row(route: "DELETE /v1/bots/{name}", path: "/v1/bots/{b}", need: .manage),
+        // Message changes name their conversations in the body and answer per item, as a batch does.
+        Row(route: "POST /v1/messages/changes", path: "/v1/messages/changes",
+            body: #"{"changes":[{"conversationId":{c},"localId":"r-{n}","kind":"react","seq":1,"emoji":"👍"}]}"#, need: .send),
+        Row(route: "GET /v1/search", path: "/v1/search?q=hi", need: .read),
+        // Hooks hold secrets and post as bots: managed by a session only, like tokens.
+        Row(route: "POST /v1/hooks", path: "/v1/hooks", body: #"{"conversationId":{c},"name":"new-{n}"}"#, need: .manage),
+        Row(route: "GET /v1/hooks", path: "/v1/hooks", need: .manage),
+        Row(route: "DELETE /v1/hooks/{name}", path: "/v1/hooks/{h}", need: .manage),
+        Row(route: "GET /v1/hooks/{name}/deliveries", path: "/v1/hooks/{h}/deliveries", need: .manage),
+        // An upload (of the owner's, begun for this call) is part of sending a file.
+        Row(route: "POST /v1/uploads", path: "/v1/uploads", body: #"{"sha256":"{u}","size":10}"#, need: .send),
+        Row(route: "GET /v1/uploads/{sha256}", path: "/v1/uploads/{u}", need: .send),
+        Row(route: "PATCH /v1/uploads/{sha256}", path: "/v1/uploads/{u}?offset=0", body: "hello", need: .send),
+        Row(route: "GET /v1/conversations/{id}/messages/{seq}/attachments/{index}", path: "/v1/conversations/{c}/messages/3/attachments/0",
+            need: .read, conversational: true),
     ]
 
     @Test func everyRouteHasARow() async throws {
@@ -86,6 +101,7 @@ struct ScopeMatrixTests {
             let elsewhere = try await api.openDirect(bob.token, with: "carol@example.com").conversation.id
             let message = try await api.send(alice.token, to: conversation, localId: "first").response.message.id
             try await api.send(bob.token, to: conversation, localId: "bob-first")
+            try await api.sendWithFile(alice.token, to: conversation, localId: "with-file", bytes: "hello")  // seq 3
             let counter = Mutex(0)
 
             /// A fresh token of `owner` for `holder`, so a logout or revoke by one call can't
@@ -113,10 +129,15 @@ struct ScopeMatrixTests {
                 // A token and a bot to revoke or delete, made by the owner's session.
                 _ = try await api.call(.post, "/v1/tokens", token: owner.token, raw: #"{"name":"victim-\#(n)","scope":"read"}"#)
                 _ = try await api.call(.post, "/v1/bots", token: owner.token, raw: #"{"name":"victim-\#(n)","scope":"read"}"#)
+                // A hook to revoke or list, and an upload of its own (a partial one: no hash is checked yet).
+                _ = try await api.call(.post, "/v1/hooks", token: owner.token, raw: #"{"conversationId":\#(c),"name":"victim-\#(n)"}"#)
+                let upload = String(repeating: "0", count: 64 - String(n, radix: 16).count) + String(n, radix: 16)
+                _ = try await api.call(.post, "/v1/uploads", token: owner.token, raw: #"{"sha256":"\#(upload)","size":10}"#)
                 func fill(_ s: String) -> String {
                     s.replacingOccurrences(of: "{c}", with: "\(c)").replacingOccurrences(of: "{m}", with: "\(message)")
                         .replacingOccurrences(of: "{n}", with: "\(n)").replacingOccurrences(of: "{t}", with: "victim-\(n)")
-                        .replacingOccurrences(of: "{b}", with: "victim-\(n)")
+                        .replacingOccurrences(of: "{b}", with: "victim-\(n)").replacingOccurrences(of: "{h}", with: "victim-\(n)")
+                        .replacingOccurrences(of: "{u}", with: upload)
                 }
                 return (fill(row.path), row.body.map(fill))
             }

@@ -21,7 +21,7 @@ struct AttachmentsController {
     }
 
     @Sendable func begin(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let me = try context.caller(.send).user
         let body = try await request.decodeJSON(UploadRequest.self, context: context)
         guard Limits.isSHA256(body.sha256) else { throw Self.badHash }
         guard body.size >= 0 else { throw APIError.badRequest("size must not be negative.", code: "invalid_size") }
@@ -46,7 +46,7 @@ struct AttachmentsController {
     }
 
     @Sendable func state(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let me = try context.caller(.send).user
         let sha = try Self.shaParameter(context)
         guard let state = try await store.upload(user: me.id, sha256: sha) else { throw Self.uploadNotFound }
         return try jsonResponse(state)
@@ -55,7 +55,7 @@ struct AttachmentsController {
     /// One chunk at `offset`, which must be the bytes acknowledged so far. The answer comes
     /// once the chunk is on disk; on the last chunk, once the whole file's hash matched.
     @Sendable func append(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let me = try context.caller(.send).user
         let sha = try Self.shaParameter(context)
         guard let offset = try request.queryInt("offset") else {
             throw APIError.badRequest("PATCH needs ?offset=N, the bytes acknowledged so far.", code: "invalid_query")
@@ -121,9 +121,9 @@ struct AttachmentsController {
     /// Streams an attachment to a member of its conversation; everyone else gets the 404
     /// of an unknown conversation, byte for byte.
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller
         let id = try context.idParameter()
-        _ = try await services.members(of: id, viewer: me.id)
+        _ = try await services.members(of: id, caller: caller, for: .read)
         guard let seq = context.parameters.get("seq").flatMap({ Int64($0) }),
               let index = context.parameters.get("index").flatMap({ Int($0) }),
               let message = try await messages.messages(conversationId: id, before: seq + 1, limit: 1).messages.first,

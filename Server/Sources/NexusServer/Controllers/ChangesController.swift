@@ -14,7 +14,8 @@ struct ChangesController {
     }
 
     @Sendable func apply(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller(.send)
+        let me = caller.user
         let body = try await request.decodeJSON(ChangesRequest.self, context: context, limit: Limits.maxBatchBytes)
         guard body.changes.count <= Limits.maxBatchItems else {
             throw APIError(
@@ -28,6 +29,8 @@ struct ChangesController {
                 if members[item.conversationId] == nil {
                     members[item.conversationId] = try await services.members(of: item.conversationId, viewer: me.id)
                 }
+                // Each item on its own: one outside the token's conversations is refused alone.
+                try caller.access.check(.send, conversation: item.conversationId)
                 try Self.validate(item)
                 accepted.append((index, NewChange(userId: me.id, item: item)))
             } catch let error as APIError {

@@ -14,7 +14,8 @@ struct HooksController {
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        // Hooks hold secrets and post as bots: like tokens, only a session manages them.
+        let me = try context.caller(.manage).user
         let body = try await request.decodeJSON(CreateHookRequest.self, context: context)
         _ = try await services.members(of: body.conversationId, viewer: me.id)
         if let name = body.name { try Self.validate(name: name) }
@@ -47,7 +48,7 @@ struct HooksController {
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try jsonResponse(HooksResponse(hooks: try await hooks.hooks(owner: context.caller.user.id)))
+        try jsonResponse(HooksResponse(hooks: try await hooks.hooks(owner: context.caller(.manage).user.id)))
     }
 
     @Sendable func revoke(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -65,7 +66,7 @@ struct HooksController {
 
     /// The caller's live hook by the name in the path; another user's is as unknown as none.
     private func named(_ context: AppRequestContext) async throws -> Webhook {
-        let me = try context.caller.user
+        let me = try context.caller(.manage).user
         let name = context.parameters.get("name") ?? ""
         guard let hook = try await hooks.hooks(owner: me.id).first(where: { $0.name == name }) else {
             throw APIError(status: .notFound, code: "hook_not_found", message: "You have no hook named '\(name)'; `nexusctl hook list` shows yours.")

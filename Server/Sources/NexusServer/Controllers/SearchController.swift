@@ -13,7 +13,8 @@ struct SearchController {
     /// Conversations the caller is not in are left out inside the query: naming one with
     /// `in` answers exactly as a query that matches nothing does, with no error.
     @Sendable func find(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let me = try context.caller.user
+        let caller = try context.caller(.read)
+        let me = caller.user
         let params = request.uri.queryParameters
         guard let q = params["q"].map(String.init) else {
             throw APIError.badRequest("Give the search query as q.", code: "invalid_query")
@@ -39,6 +40,12 @@ struct SearchController {
         }
         guard filter.conversations.count <= 100, filter.senders.count <= 100 else {
             throw APIError.badRequest("Give at most 100 conversations and 100 senders.", code: "invalid_query")
+        }
+        // A token limited to some conversations searches those only; naming others finds
+        // nothing, as for a non-member (0 is no conversation's id).
+        if let allowed = caller.access.conversations {
+            let asked = filter.conversations.isEmpty ? Array(allowed) : filter.conversations.filter(allowed.contains)
+            filter.conversations = asked.isEmpty ? [0] : asked.sorted()
         }
         filter.after = try Self.time(params["after"], "after")
         filter.before = try Self.time(params["before"], "before")

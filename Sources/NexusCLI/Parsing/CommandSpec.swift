@@ -33,7 +33,9 @@ public struct OptionSpec: Sendable, Equatable {
 }
 
 /// What a command needs before it runs; the runner provides it, so no command sets
-/// itself up (git's RUN_SETUP).
+/// itself up (git's RUN_SETUP). There is no flush-lock requirement on purpose: `Sending`
+/// takes that lock for exactly one delivery, and a lock held by the runner for a whole
+/// command would stop a `tail -f` or a second flush behind it.
 public enum Requirement: Sendable {
     /// A logged-in profile: its session and an API client carrying the token.
     case session

@@ -73,7 +73,7 @@ let hookColumns = """
 /// The columns `claim` selects on both backends.
 let claimColumns = """
     d.id AS d_id, d.hook_id, d.event, d.message_id AS d_message_id, d.attempts, h.name AS hook_name, h.url AS hook_url,
-    h.signing_secret, m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at,
+    h.signing_secret, \(messageColumns),
     u.email AS u_email, u.display_name AS u_display_name
     """
 

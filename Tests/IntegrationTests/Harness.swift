@@ -19,7 +19,14 @@ private let testRoot: String = {
     return root
 }()
 
+/// A child that exits without reading its stdin, or a peer that hangs up on FaultProxy, must
+/// not take the test runner down with SIGPIPE (CI's runner died of signal 13 in the first
+/// seconds of a run, when it was ignored only once a first command had been started).
+/// Every test makes a folder before it starts anything.
+private let sigpipeIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
 func makeTempDir(_ label: String) throws -> String {
+    sigpipeIgnored
     let dir = testRoot + "/\(label)-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
@@ -196,8 +203,6 @@ func runToEnd(_ process: Process, stdin: String? = nil) throws -> Result {
     process.standardError = err
     process.standardInput = input
     try process.run()
-    // A child that exits without reading its stdin must not take the test runner down.
-    signal(SIGPIPE, SIG_IGN)
     // stdin and stderr on other threads, so no pipe can fill up and stall the child: a
     // filter such as `send --each-line` prints while it still reads.
     let errBox = DataBox()
@@ -275,21 +280,25 @@ struct User {
         return env
     }
 
+    /// nexusctl as a shell starts it: with SIGPIPE at its default action, which it would
+    /// otherwise inherit ignored from this test process (an ignored signal stays ignored
+    /// across exec), hiding a nexusctl killed by a write to a closed connection.
+    func nexusctl(_ args: [String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal=PIPE", Binaries.nexusctl] + args
+        process.environment = environment
+        return process
+    }
+
     @discardableResult
     func run(_ args: [String], stdin: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
-        process.arguments = args
-        process.environment = environment
-        return try runToEnd(process, stdin: stdin)
+        try runToEnd(nexusctl(args), stdin: stdin)
     }
 
     /// Starts a long-running command such as `tail -f`; stop it with `terminate()`.
     func spawn(_ args: [String]) throws -> (Process, LineCollector, LineCollector) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
-        process.arguments = args
-        process.environment = environment
+        let process = nexusctl(args)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

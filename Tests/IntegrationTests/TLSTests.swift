@@ -144,7 +144,7 @@ struct TLSTests {
 
     // 3. Plain http:// to a host that is not loopback: refused before any connection.
     @Test func plainHTTPToANonLoopbackHostIsRefusedBeforeConnecting() throws {
-        var carol = try User("carol", server: "http://nexus.invalid:8787")
+        let carol = try User("carol", server: "http://nexus.invalid:8787")
         let refused = try carol.run(["login", carol.email, "--password-stdin"], stdin: "password123\n")
         #expect(refused.code == 7, "\(refused.err)")
         #expect(refused.err.contains("in the clear") && refused.err.contains("--allow-plain-http"), "\(refused.err)")

@@ -22,8 +22,11 @@ const SSL_METHOD *nexus_TLS_client_method(void);
 SSL_CTX *nexus_SSL_CTX_new(const SSL_METHOD *method);
 void nexus_SSL_CTX_free(SSL_CTX *ctx);
 void nexus_SSL_CTX_set_verify(SSL_CTX *ctx, int mode, SSL_verify_cb callback);
-int nexus_SSL_CTX_load_verify_locations(SSL_CTX *ctx, const char *file, const char *path);
-int nexus_SSL_CTX_set_default_verify_paths(SSL_CTX *ctx);
+/// Verifies the server's chain against `file` (NULL: the system's trust store), read only
+/// when a chain is verified, so a resumed session never reads it. 1 on success.
+int nexus_SSL_CTX_defer_trust(SSL_CTX *ctx, const char *file);
+/// 1 when the deferred trust anchors could not be read (not PEM, gone).
+int nexus_SSL_CTX_trust_failed(SSL_CTX *ctx);
 // OpenSSL's function-like macros, which Swift cannot call.
 long nexus_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
 long nexus_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode);

@@ -20,9 +20,10 @@ final class TLSConnection {
     private let ssl: OpaquePointer
     private let server: String
     private let sessionPath: String?
+    private let caFile: String?
     private var sessionSaved = false
 
-    /// A context per client: cheap (the system store is read lazily, by hashed name).
+    /// A context per connection; the trust anchors are read only if a chain is verified.
     static func makeContext(_ options: TLSOptions) throws(TLSFailure) -> OpaquePointer {
         var why = [CChar](repeating: 0, count: 256)
         guard nexus_openssl_load(&why, why.count) == 0 else {
@@ -40,13 +41,10 @@ final class TLSConnection {
                 nexus_SSL_CTX_free(ctx)
                 throw .caFile(path: file, detail: String(cString: strerror(errno)).lowercased())
             }
-            guard nexus_SSL_CTX_load_verify_locations(ctx, file, nil) == 1 else {
-                nexus_SSL_CTX_free(ctx)
-                nexus_ERR_clear_error()
-                throw .caFile(path: file, detail: "no PEM certificate in it")
-            }
-        } else {
-            _ = nexus_SSL_CTX_set_default_verify_paths(ctx)
+        }
+        guard nexus_SSL_CTX_defer_trust(ctx, options.caFile) == 1 else {
+            nexus_SSL_CTX_free(ctx)
+            throw .handshake(server: "-", detail: "OpenSSL could not make a TLS context")
         }
         return ctx
     }
@@ -62,6 +60,7 @@ final class TLSConnection {
         self.context = ctx
         self.ssl = ssl
         self.server = "\(address)"
+        self.caFile = options.caFile
         self.sessionPath = options.sessionDirectory.map { $0 + "/" + Self.sessionFileName(address, caFile: options.caFile) }
         nexus_SSL_set_fd(ssl, fd)
         let param = nexus_SSL_get0_param(ssl)
@@ -166,6 +165,9 @@ final class TLSConnection {
     private func failure(_ address: ServerAddress, detail: String) -> TLSFailure {
         let verify = Int32(nexus_SSL_get_verify_result(ssl))
         let text = String(cString: nexus_X509_verify_cert_error_string(Int(verify)))
+        if nexus_SSL_CTX_trust_failed(context) == 1, let file = caFile {
+            return .caFile(path: file, detail: "no PEM certificate in it")
+        }
         switch verify {
         case X509_V_OK:
             return .handshake(server: server, detail: detail)

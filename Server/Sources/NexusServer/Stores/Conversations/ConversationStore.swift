@@ -27,7 +27,8 @@ enum ConversationRows {
         (SELECT COUNT(*) FROM messages um WHERE um.conversation_id = c.id AND um.seq > me.read_seq AND um.sender_id != me.user_id) AS unread,
         m.id AS m_id, m.conversation_id AS m_conversation_id, m.seq AS m_seq, m.sender_id AS m_sender_id,
         m.local_id AS m_local_id, m.text AS m_text, m.sent_at AS m_sent_at, m.reply_to AS m_reply_to,
-        m.edited_at AS m_edited_at, m.deleted_at AS m_deleted_at, m.reactions AS m_reactions, m.attachments AS m_attachments
+        m.edited_at AS m_edited_at, m.deleted_at AS m_deleted_at, m.reactions AS m_reactions, m.attachments AS m_attachments,
+        m.membership AS m_membership
         """
 
     /// The members of conversations, for `hydrate`: conversation_id, delivered_seq, read_seq

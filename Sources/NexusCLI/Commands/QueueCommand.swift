@@ -37,7 +37,7 @@ enum QueueCommand {
         run: list)
 
     static let entryFields = [
-        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text",
+        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text", "emails",
     ]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -133,9 +133,12 @@ enum QueueCommand {
         var nextAttemptAt: Timestamp?
         var lastError: String?
         var text: String
+        /// An add's or a remove's members.
+        var emails: [String]?
 
         init(_ e: OutboxEntry) {
             kind = e.kind
+            emails = e.emails.isEmpty ? nil : e.emails
             localId = e.localId
             conversationId = e.conversationId
             to = e.to

@@ -22,6 +22,14 @@ struct MembershipTests {
         var messages: [Line]
     }
 
+    struct StatusJSON: Decodable {
+        var statusText: String
+    }
+
+    struct SendResultJSON: Decodable {
+        var localId: String
+    }
+
     struct ChangeJSON: Decodable {
         var kind: String
         var status: String
@@ -124,8 +132,14 @@ struct MembershipTests {
         let server = try TestServer()
         defer { server.stop() }
         let (alice, bob, carol, dave, c) = try group(on: server)
-        #expect(try alice.run(["send", "\(c)", "m1"]).code == 0)
+        // An incoming hook's bot is a member that posts and never reads: it never counts.
+        let hook = try alice.run(["hook", "create", "\(c)", "--name", "alerts"])
+        #expect(hook.code == 0, "\(hook.err)")
+        let sent = try alice.run(["send", "\(c)", "m1", "--json"])
+        #expect(sent.code == 0)
         #expect(try bob.run(["read", "\(c)"]).code == 0)
+        let status = try alice.run(["status", try sent.decode(SendResultJSON.self).localId, "--json"])
+        #expect(try status.decode(StatusJSON.self).statusText == "Read by 1/2", "\(status.out)")
         func readBy() throws -> String? {
             try alice.run(["history", "\(c)", "--json"]).decode(History.self).messages.first { $0.text == "m1" }?.statusText
         }
@@ -140,9 +154,10 @@ struct MembershipTests {
         #expect(try readBy() == "Read by 1/1")
         // `members` lists who is in now, with their last read.
         let members = try alice.run(["members", "\(c)", "--json"]).decode(MembersResponse.self)
-        #expect(members.members.map(\.user.email) == [alice.email, dave.email])
+        #expect(members.members.filter { $0.user.bot != true }.map(\.user.email) == [alice.email, dave.email])
+        #expect(members.members.filter { $0.user.bot == true }.map(\.user.displayName) == ["alerts"])
         #expect(members.members.first { $0.user.email == dave.email }?.readSeq == 3)
-        #expect(members.members.allSatisfy { $0.user.online == true })
+        #expect(members.members.filter { $0.user.bot != true }.allSatisfy { $0.user.online == true })
         let table = try alice.run(["members", "\(c)"]).out
         #expect(table.contains("Dave") && table.contains("#3") && !table.contains("Bob"), "\(table)")
     }

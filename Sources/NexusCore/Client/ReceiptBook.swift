@@ -20,7 +20,8 @@ public final class ReceiptBook {
         learnedAt[conversation.id] = conversation.lastSeq
         var byUser: [Int64: MemberReceipts] = [:]
         for r in conversation.receipts ?? [] { byUser[r.userId] = r }
-        for m in conversation.members where byUser[m.id] == nil {
+        // With receipts, who has them is who counts: the server leaves out hooks' bots.
+        for m in conversation.members where byUser[m.id] == nil && conversation.receipts == nil {
             byUser[m.id] = MemberReceipts(userId: m.id, deliveredSeq: 0, readSeq: 0)
         }
         receipts[conversation.id] = byUser

@@ -88,6 +88,10 @@ struct MembershipTests {
         #expect(carolHistory.err.contains("not found"), "\(carolHistory.err)")
         let carolSend = try carol.run(["send", "\(c)", "still here?"])
         #expect(carolSend.code == 3, "\(carolSend.err)")
+        // Her `tail -f` of the group, woken by the change, ends with the same answer.
+        let ended = Date().addingTimeInterval(10)
+        while carolTail.isRunning && Date() < ended { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!carolTail.isRunning && carolTail.terminationStatus == 3, "carol's tail -f still runs after her removal")
 
         let leave = try dave.run(["leave", "\(c)"])
         #expect(leave.code == 0 && leave.out == "Dave left\n", "\(leave.out)\(leave.err)")

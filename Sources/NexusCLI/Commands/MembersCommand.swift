@@ -14,7 +14,7 @@ enum MembersCommand {
             server could not be reached and the cache holds nothing of it.
             """,
         arguments: 1...1,
-        requirements: [.session], deliversQueueAfterwards: true,
+        requirements: [.session],
         jsonFields: ["conversationId", "kind", "name", "members", "offline"],
         examples: [("nexusctl members 12", "who is in group 12, who is online, who has read what")],
         run: run)

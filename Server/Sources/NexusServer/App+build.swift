@@ -126,6 +126,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     TokensController(tokens: services.stores.tokens, services: services).addRoutes(to: authenticated)
     HooksController(hooks: services.stores.hooks, services: services).addRoutes(to: authenticated)
     SearchController(search: services.stores.search, services: services).addRoutes(to: authenticated)
+    MembersController(services: services).addRoutes(to: authenticated)
     AttachmentsController(
         store: services.stores.attachments, messages: services.stores.messages, services: services, tracker: UploadTracker()
     ).addRoutes(to: authenticated)

@@ -13,7 +13,9 @@ struct AppServices: Sendable {
     /// Tokens already checked. None with replicas: a logout on another one must shut
     /// this one out at once, so every request asks the database.
     let sessions: SessionCache?
-    let membership = MembershipCache()
+    /// Members by conversation. With replicas it asks the database every time: a member
+    /// removed through another replica must be shut out at once, as a logout is.
+    let membership: MembershipCache
     let presence = Presence()
     let typing = TypingBoard()
     let passwords: Passwords
@@ -29,6 +31,7 @@ struct AppServices: Sendable {
     ) {
         self.stores = stores
         self.sessions = stores.bus == nil ? SessionCache() : nil
+        self.membership = MembershipCache(caching: stores.bus == nil)
         self.passwords = passwords
         self.limits = limits
         self.logins = LoginLimiter(limits)
@@ -176,15 +179,36 @@ extension AppServices {
     }
 }
 
-/// Conversation members by conversation. Members are never added or removed yet, so an
-/// entry cannot go stale, even with replicas: entries are filled on first use and kept.
+/// Conversation members by conversation, for one process (SQLite): every membership
+/// change goes through it and `forget`s its entry. Replicas don't cache (`caching` false):
+/// another replica's change would leave an entry stale.
 final class MembershipCache: Sendable {
-    private let entries = Mutex<[Int64: [Int64]]>([:])
+    private struct State {
+        var entries: [Int64: [Int64]] = [:]
+        /// Bumped by `forget`: a read from before a change must not be cached after it.
+        var generation = 0
+    }
+
+    private let state = Mutex(State())
+    let caching: Bool
+
+    init(caching: Bool = true) { self.caching = caching }
 
     func members(of conversationId: Int64, store: any ConversationStore) async throws -> [Int64] {
-        if let cached = entries.withLock({ $0[conversationId] }) { return cached }
+        let (cached, generation) = state.withLock { ($0.entries[conversationId], $0.generation) }
+        if caching, let cached { return cached }
         let members = try await store.memberIds(conversationId: conversationId)
-        if !members.isEmpty { entries.withLock { $0[conversationId] = members } }
+        if caching, !members.isEmpty {
+            state.withLock { if $0.generation == generation { $0.entries[conversationId] = members } }
+        }
         return members
+    }
+
+    /// After a membership change is committed, before it is answered.
+    func forget(_ conversationId: Int64) {
+        state.withLock {
+            $0.entries[conversationId] = nil
+            $0.generation += 1
+        }
     }
 }

@@ -7,11 +7,12 @@ import Testing
 @testable import NexusServer
 
 /// Every endpoint that takes a conversation (or one of its messages), called by every kind
-/// of caller. Members get their answer; non-members get exactly what an unknown id gets,
-/// so they learn nothing; the rest get 401, an expired token with its own code.
+/// of caller. Members get their answer; non-members, and members removed from the group
+/// (i16-members), get exactly what an unknown id gets, so they learn nothing; the rest get
+/// 401, an expired token with its own code.
 struct AuthorizationMatrixTests {
     enum Caller: String, CaseIterable, Sendable {
-        case member, nonMember, loggedOut, revoked, expired
+        case member, nonMember, removed, loggedOut, revoked, expired
     }
 
     struct Endpoint: Sendable, CustomTestStringConvertible {
@@ -38,6 +39,12 @@ struct AuthorizationMatrixTests {
         Endpoint(method: .post, path: "/v1/hooks", body: #"{"conversationId":{c}}"#, memberStatus: .created),
         // i17-attachments: message 2 carries a file (see `sendWithFile`).
         Endpoint(method: .get, path: "/v1/conversations/{c}/messages/2/attachments/0", memberStatus: .ok),
+        // i16-members: the group's members and changes to them.
+        Endpoint(method: .get, path: "/v1/conversations/{c}/members", memberStatus: .ok),
+        Endpoint(method: .post, path: "/v1/conversations/{c}/members", body: #"{"localId":"matrix-add","emails":["frank@example.com"]}"#, memberStatus: .created),
+        Endpoint(method: .post, path: "/v1/conversations/{c}/members/remove", body: #"{"localId":"matrix-remove","emails":["erin@example.com"]}"#, memberStatus: .created),
+        Endpoint(method: .post, path: "/v1/conversations/{c}/leave", body: #"{"localId":"matrix-leave"}"#, memberStatus: .created),
+        Endpoint(method: .post, path: "/v1/conversations/{c}/rename", body: #"{"localId":"matrix-rename","name":"Ops"}"#, memberStatus: .created),
     ]
 
     /// The whole matrix for one endpoint. The expired token and the revoked one belong to a
@@ -59,9 +66,22 @@ struct AuthorizationMatrixTests {
             let revoked = try decode(AuthResponse.self, try await api.login("bob@example.com")).token
             #expect(try await api.call(.post, "/v1/logout", token: revoked).status == .noContent)
 
-            let conversation = try await api.openDirect(alice.token, with: "bob@example.com").conversation.id
+            // A group, so that dave can be removed from it (after the two messages, which
+            // keep seqs 1 and 2): the removed member of the matrix.
+            let dave = try await api.register("dave@example.com")
+            _ = try await api.register("erin@example.com")
+            _ = try await api.register("frank@example.com")
+            let created = try await api.call(
+                .post, "/v1/conversations", token: alice.token,
+                json: CreateConversationRequest(kind: .group, members: ["bob@example.com", "dave@example.com", "erin@example.com"]))
+            let conversation = try decode(ConversationResponse.self, created).conversation.id
             let message = try await api.send(alice.token, to: conversation, localId: "first").response.message.id
             try await api.sendWithFile(alice.token, to: conversation, localId: "second", bytes: "hello")
+            #expect(try await api.call(.get, "/v1/conversations/\(conversation)", token: dave.token).status == .ok)
+            let removal = try await api.call(
+                .post, "/v1/conversations/\(conversation)/members/remove", token: alice.token,
+                json: MembershipRequest(localId: "remove-dave", emails: ["dave@example.com"]))
+            #expect(removal.status == .created, "\(removal.text)")
             // A body may name the conversation too (POST /v1/hooks).
             func body(_ c: Int64) -> String? { endpoint.body?.replacingOccurrences(of: "{c}", with: "\(c)") }
             let path = endpoint.path.replacingOccurrences(of: "{c}", with: "\(conversation)")
@@ -71,6 +91,7 @@ struct AuthorizationMatrixTests {
                 let token: String? = switch caller {
                 case .member: bobNow.token
                 case .nonMember: carol.token
+                case .removed: dave.token
                 case .loggedOut: nil
                 case .revoked: revoked
                 case .expired: expired
@@ -79,7 +100,7 @@ struct AuthorizationMatrixTests {
                 switch caller {
                 case .member:
                     #expect(response.status == endpoint.memberStatus, "member: \(response.text)")
-                case .nonMember:
+                case .nonMember, .removed:
                     try expectError(response, .notFound, code: endpoint.nonMemberCode)
                 case .loggedOut, .revoked:
                     try expectError(response, .unauthorized, code: "unauthorized")
@@ -94,6 +115,10 @@ struct AuthorizationMatrixTests {
             let forNothing = try await api.call(endpoint.method, unknown, token: carol.token, raw: body(999999))
             #expect(forCarol.status == forNothing.status)
             #expect(forCarol.text == forNothing.text)
+            let forDave = try await api.call(endpoint.method, path, token: dave.token, raw: body(conversation))
+            let forNothingDave = try await api.call(endpoint.method, unknown, token: dave.token, raw: body(999999))
+            #expect(forDave.status == forNothingDave.status)
+            #expect(forDave.text == forNothingDave.text)
         }
     }
 

@@ -69,6 +69,17 @@ struct ScopeMatrixTests {
         Row(route: "PATCH /v1/uploads/{sha256}", path: "/v1/uploads/{u}?offset=0", body: "hello", need: .send),
         Row(route: "GET /v1/conversations/{id}/messages/{seq}/attachments/{index}", path: "/v1/conversations/{c}/messages/3/attachments/0",
             need: .read, conversational: true),
+        // i16-members: `{g}` is a group of alice, bob and dave made for the call. Listing
+        // members is reading; changing them is what a person does (a session or scope all).
+        Row(route: "GET /v1/conversations/{id}/members", path: "/v1/conversations/{g}/members", need: .read, conversational: true),
+        Row(route: "POST /v1/conversations/{id}/members", path: "/v1/conversations/{g}/members",
+            body: #"{"localId":"ga-{n}","emails":["dave@example.com"]}"#, need: .all, conversational: true),
+        Row(route: "POST /v1/conversations/{id}/members/remove", path: "/v1/conversations/{g}/members/remove",
+            body: #"{"localId":"gr-{n}","emails":["dave@example.com"]}"#, need: .all, conversational: true),
+        Row(route: "POST /v1/conversations/{id}/leave", path: "/v1/conversations/{g}/leave", body: #"{"localId":"gl-{n}"}"#,
+            need: .all, conversational: true),
+        Row(route: "POST /v1/conversations/{id}/rename", path: "/v1/conversations/{g}/rename", body: #"{"localId":"gn-{n}","name":"Ops"}"#,
+            need: .all, conversational: true),
     ]
 
     @Test func everyRouteHasARow() async throws {
@@ -132,12 +143,19 @@ struct ScopeMatrixTests {
                 // A hook to revoke or list, and an upload of its own (a partial one: no hash is checked yet).
                 _ = try await api.call(.post, "/v1/hooks", token: owner.token, raw: #"{"conversationId":\#(c),"name":"victim-\#(n)"}"#)
                 let upload = String(repeating: "0", count: 64 - String(n, radix: 16).count) + String(n, radix: 16)
+                var group: Int64 = 999_999
+                if c != 999_999 && row.path.contains("{g}") {
+                    let made = try await api.call(
+                        .post, "/v1/conversations", token: alice.token,
+                        json: CreateConversationRequest(kind: .group, members: ["bob@example.com", "dave@example.com"]))
+                    group = try decode(ConversationResponse.self, made).conversation.id
+                }
                 _ = try await api.call(.post, "/v1/uploads", token: owner.token, raw: #"{"sha256":"\#(upload)","size":10}"#)
                 func fill(_ s: String) -> String {
                     s.replacingOccurrences(of: "{c}", with: "\(c)").replacingOccurrences(of: "{m}", with: "\(message)")
                         .replacingOccurrences(of: "{n}", with: "\(n)").replacingOccurrences(of: "{t}", with: "victim-\(n)")
                         .replacingOccurrences(of: "{b}", with: "victim-\(n)").replacingOccurrences(of: "{h}", with: "victim-\(n)")
-                        .replacingOccurrences(of: "{u}", with: upload)
+                        .replacingOccurrences(of: "{u}", with: upload).replacingOccurrences(of: "{g}", with: "\(group)")
                 }
                 return (fill(row.path), row.body.map(fill))
             }

@@ -37,7 +37,7 @@ enum QueueCommand {
         run: list)
 
     static let entryFields = [
-        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text",
+        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text", "emails",
     ]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -110,11 +110,12 @@ enum QueueCommand {
 
     /// A send's text; a change as what it does: "edit 12/3: new text", "react 👍 12/3".
     static func what(_ e: OutboxEntry) -> TerminalText {
+        if let membership = MembershipText.queued(e) { return TerminalText(membership) }
         guard let ref = e.targetReference else { return preview(e.text, limit: 40) }
         switch e.kind {
         case .edit: return "edit \(ref): " + preview(e.text, limit: 30)
         case .react, .unreact: return "\(e.kind.rawValue) \(e.emoji ?? "") \(ref)"
-        case .delete, .send: return "\(e.kind.rawValue) \(ref)"
+        case .delete, .send, .add, .remove, .leave, .rename: return "\(e.kind.rawValue) \(ref)"
         }
     }
 
@@ -132,9 +133,12 @@ enum QueueCommand {
         var nextAttemptAt: Timestamp?
         var lastError: String?
         var text: String
+        /// An add's or a remove's members.
+        var emails: [String]?
 
         init(_ e: OutboxEntry) {
             kind = e.kind
+            emails = e.emails.isEmpty ? nil : e.emails
             localId = e.localId
             conversationId = e.conversationId
             to = e.to

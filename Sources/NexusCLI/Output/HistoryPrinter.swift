@@ -89,7 +89,7 @@ final class HistoryPrinter {
     }
 
     func jsonLine(_ m: Message) -> MessageLine {
-        let status = book.status(of: m)
+        let status = m.membership == nil ? book.status(of: m) : nil
         return MessageLine(message: m, sender: people[m.senderId]?.email, status: status?.status, statusText: status?.label)
     }
 
@@ -98,6 +98,11 @@ final class HistoryPrinter {
     func line(_ m: Message) -> TerminalText {
         let name = self.name(m.senderId)
         let output = context.output
+        if let event = m.membership {
+            return MembershipText.line(m, event, prefix: "\("\(m.reference)".padding(6))[\(LocalTime.short(m.sentAt))] ", output: output) { id in
+                id == me.id ? "You" : people[id]?.shownName
+            }
+        }
         let body = MessageDecor.body(m, continuation: output.paint(TerminalText.continuation(indent: 14), .dim), output: output)
         let suffix = MessageDecor.suffix(m, output: output) + (book.status(of: m).map { output.paint("  · \($0.label)", .dim) } ?? "")
         let prefix = output.paint("\("\(m.reference)".padding(6))[\(LocalTime.short(m.sentAt))]", .dim)

@@ -8,10 +8,10 @@ final class MessagePrinter {
     var hook: Hook?
     var markRead = false
     var showReceipts = false
-    private var people: [Int64: User] = [:]
+    var people: [Int64: User] = [:]
     private var printedSeq: [Int64: Int64] = [:]
     private var shownTyping = Set<Typing>()
-    private let book: ReceiptBook
+    let book: ReceiptBook
     private let reporter: ReceiptReporter
 
     init(context: CommandContext, me: User, showConversation: Bool) {
@@ -127,6 +127,7 @@ final class MessagePrinter {
         for message in messages {
             if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
             printedSeq[message.conversationId] = message.seq
+            if show(membership: message) { continue }
             let sender = people[message.senderId]
             let status = book.status(of: message)
             let line = MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label)

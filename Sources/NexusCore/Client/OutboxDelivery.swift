@@ -35,6 +35,8 @@ public struct DeliveryReport: Sendable {
     public var notFound: Set<String> = []
     /// Failed changes the server forbade (403): someone else's message to edit or delete.
     public var forbidden: Set<String> = []
+    /// Membership changes the server found already made (all added already, …), with why.
+    public var unchanged: [String: String] = [:]
 
     public init() {}
 
@@ -72,6 +74,7 @@ struct OutboxDelivery {
             // batch of its own, after its uploads; the queue's order holds across batches.
             while index < candidates.count, batch.count < maxItems,
                   batch.isEmpty || ((batch[0].kind == .send) == (candidates[index].kind == .send)
+                      && !batch[0].kind.isMembership && !candidates[index].kind.isMembership
                       && bytes + candidates[index].text.utf8.count + 200 <= maxBytes
                       && candidates[index].files.isEmpty && batch[0].files.isEmpty)
             {
@@ -103,11 +106,19 @@ struct OutboxDelivery {
             }
             let results = live.isEmpty ? [] : try live[0].kind == .send
                 ? api.sendBatch(live.map(Self.item))
+                : live[0].kind.isMembership ? [try membershipResult(live[0])]
                 : api.applyChanges(live.map(Self.change))
             for (e, result) in zip(live, results) {
                 switch result.status {
                 case .created, .duplicate:
-                    guard let m = result.message else { continue }
+                    guard let m = result.message else {
+                        // A membership change with nothing left to change: done, with no event.
+                        guard e.kind.isMembership else { continue }
+                        records.append(OutboxRecord(op: .sent, localId: e.localId, at: at, conversationId: e.conversationId))
+                        report.unchanged[e.localId] = result.error?.message
+                        spent.append(e)
+                        continue
+                    }
                     records.append(OutboxRecord(op: .sent, localId: e.localId, at: at, conversationId: m.conversationId, messageId: m.id, seq: m.seq))
                     var sent = e
                     sent.status = .sent

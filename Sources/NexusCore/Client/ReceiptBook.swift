@@ -1,7 +1,10 @@
 /// The receipt watermarks of the conversations on screen, and what they mean for a
 /// message of mine: sent, delivered (to every other member), read, or "Read by 2/4".
 public final class ReceiptBook {
-    private var receipts: [Int64: [Int64: MemberReceipts]] = [:]
+    var receipts: [Int64: [Int64: MemberReceipts]] = [:]
+    /// The last seq of each conversation when its members were learnt: membership events
+    /// up to it are already in them.
+    var learnedAt: [Int64: Int64] = [:]
     private var kinds: [Int64: ConversationKind] = [:]
     public let me: Int64
 
@@ -14,9 +17,11 @@ public final class ReceiptBook {
 
     public func learn(_ conversation: Conversation) {
         kinds[conversation.id] = conversation.kind
+        learnedAt[conversation.id] = conversation.lastSeq
         var byUser: [Int64: MemberReceipts] = [:]
         for r in conversation.receipts ?? [] { byUser[r.userId] = r }
-        for m in conversation.members where byUser[m.id] == nil {
+        // With receipts, who has them is who counts: the server leaves out hooks' bots.
+        for m in conversation.members where byUser[m.id] == nil && conversation.receipts == nil {
             byUser[m.id] = MemberReceipts(userId: m.id, deliveredSeq: 0, readSeq: 0)
         }
         receipts[conversation.id] = byUser

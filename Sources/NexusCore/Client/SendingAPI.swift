@@ -7,6 +7,8 @@ public protocol SendingAPI: AnyObject {
     func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult]
     /// Applies changes to sent messages in one request; one result per item, in order.
     func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult]
+    /// Adds, removes, leaves or renames, as a queued membership entry says (Sending+Membership).
+    func changeMembership(_ entry: OutboxEntry) throws(APIError) -> MembershipResponse
     /// Uploads a file to attach, resuming where the server's acknowledgement left off.
     func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure)
 }

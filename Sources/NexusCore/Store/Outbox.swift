@@ -149,11 +149,14 @@ public struct Outbox: Sendable {
         case .edit: guard r.conversationId != nil, r.target != nil, r.text != nil else { return nil }
         case .delete: guard r.conversationId != nil, r.target != nil else { return nil }
         case .react, .unreact: guard r.conversationId != nil, r.target != nil, r.emoji != nil else { return nil }
+        case .add, .remove: guard r.conversationId != nil, r.emails?.isEmpty == false else { return nil }
+        case .leave: guard r.conversationId != nil else { return nil }
+        case .rename: guard r.conversationId != nil, r.text != nil else { return nil }
         }
         return OutboxEntry(
             kind: kind, localId: r.localId, conversationId: r.conversationId, to: r.to, text: r.text ?? "", queuedAt: r.at,
             status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts), target: r.target, emoji: r.emoji,
-            replyTo: r.replyTo, files: r.files ?? [])
+            replyTo: r.replyTo, files: r.files ?? [], emails: r.emails ?? [])
     }
 
     /// Rewrites the file with only the messages not yet sent, each as one record, when
@@ -190,7 +193,7 @@ public struct Outbox: Sendable {
             let verdict = e.status == .failed || e.lastError != nil || e.nextAttemptAt != nil
             var queued = OutboxRecord(
                 op: .queued, localId: e.localId, at: e.queuedAt, conversationId: e.conversationId, to: e.to,
-                text: e.kind == .send || e.kind == .edit ? e.text : nil)
+                text: e.kind == .send || e.kind == .edit || e.kind == .rename ? e.text : nil)
             if e.kind != .send { queued.kind = e.kind }
             queued.target = e.target
             queued.emoji = e.emoji
@@ -198,6 +201,7 @@ public struct Outbox: Sendable {
             // The verdict record below counts one attempt itself.
             queued.attempts = verdict ? max(0, e.attempts - 1) : e.attempts
             queued.files = e.files.isEmpty ? nil : e.files
+            queued.emails = e.emails.isEmpty ? nil : e.emails
             records.append(queued)
             if e.status == .failed {
                 records.append(OutboxRecord(op: .failed, localId: e.localId, at: e.queuedAt, error: e.lastError))

@@ -4,10 +4,12 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What an outbox entry changes on the server: a new message, or a change to a sent one
-/// (named by its conversation and seq). Every kind is queued, ordered and delivered alike.
+/// What an outbox entry changes on the server: a new message, a change to a sent one
+/// (named by its conversation and seq), or a group's membership (add, remove, leave,
+/// rename). Every kind is queued, ordered and delivered alike.
 public enum OutboxKind: String, Codable, Sendable {
     case send, edit, delete, react, unreact
+    case add, remove, leave, rename
 
     /// The change a non-send kind asks for.
     public var change: MessageChange.Kind? {
@@ -17,6 +19,7 @@ public enum OutboxKind: String, Codable, Sendable {
         case .delete: .delete
         case .react: .react
         case .unreact: .unreact
+        case .add, .remove, .leave, .rename: nil
         }
     }
 }
@@ -61,6 +64,8 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
     public var replyTo: Int64?
     /// On a queued send: files to upload and attach (see OutboxFile).
     public var files: [OutboxFile]?
+    /// On a queued add or remove: the members' emails.
+    public var emails: [String]?
 
     public init(
         op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
@@ -105,6 +110,8 @@ public struct OutboxEntry: Sendable, Equatable {
     public var replyTo: Int64? = nil
     /// Files to upload before the message goes (see OutboxFile).
     public var files: [OutboxFile] = []
+    /// An add or remove: the members' emails.
+    public var emails: [String] = []
 
     /// The message a change names, as `CONVERSATION/SEQ`.
     public var targetReference: MessageReference? {

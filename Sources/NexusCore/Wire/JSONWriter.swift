@@ -142,6 +142,14 @@ extension Message {
             }
             w.endArray()
         }
+        if let membership {
+            w.key("membership")
+            w.beginObject()
+            w.key("kind"); w.string(membership.kind.rawValue)
+            if let ids = membership.userIds { w.key("userIds"); w.beginArray(); for id in ids { w.int(id) }; w.endArray() }
+            if let name = membership.name { w.key("name"); w.string(name) }
+            w.endObject()
+        }
         w.endObject()
     }
 }

@@ -139,12 +139,16 @@ public struct Message: Codable, Hashable, Sendable {
     public var reactions: [Reaction]?
     /// Files sent with it; absent when none (the text is then their caption, maybe empty).
     public var attachments: [Attachment]?
+    /// Set on a membership event (someone added, removed, left, or the group renamed);
+    /// `text` then says it in words, for clients that predate membership.
+    public var membership: MembershipEvent?
 
     public init(
         id: Int64, conversationId: Int64, seq: Int64, senderId: Int64, localId: String, text: String,
         sentAt: Timestamp, replyTo: Int64? = nil, editedAt: Timestamp? = nil, deletedAt: Timestamp? = nil,
-        reactions: [Reaction]? = nil, attachments: [Attachment]? = nil
+        reactions: [Reaction]? = nil, attachments: [Attachment]? = nil, membership: MembershipEvent? = nil
     ) {
+        self.membership = membership
         self.attachments = attachments
         self.id = id
         self.conversationId = conversationId

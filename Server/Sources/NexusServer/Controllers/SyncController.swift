@@ -108,6 +108,8 @@ struct SyncController {
             } onGracefulShutdown: {
                 notifier.shutdown()
             }
+            // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
+            if let conversationId { _ = try await services.members(of: conversationId, viewer: me.id) }
         }
     }
 }

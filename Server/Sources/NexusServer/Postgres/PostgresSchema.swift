@@ -198,6 +198,12 @@ enum PostgresSchema {
             // Files are mostly compressed already: no TOAST compression to try on every row.
             "ALTER TABLE upload_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
         ],
+        [
+            // i16-members: membership after creation. A membership event is a message whose
+            // `membership` (JSON: kind, userIds, name) says what changed, so it takes a seq;
+            // NULL for every other message.
+            "ALTER TABLE messages ADD COLUMN membership TEXT",
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

@@ -203,5 +203,11 @@ enum SQLiteSchema {
             )
             """,
         ],
+        [
+            // i16-members: membership after creation. A membership event is a message whose
+            // `membership` (JSON: kind, userIds, name) says what changed, so it takes a seq;
+            // NULL for every other message.
+            "ALTER TABLE messages ADD COLUMN membership TEXT",
+        ],
     ]
 }

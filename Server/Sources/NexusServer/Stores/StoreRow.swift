@@ -12,18 +12,23 @@ protocol StoreRow {
     /// A boolean column (INTEGER 0/1 on SQLite, BOOLEAN on PostgreSQL); nil when the
     /// query did not select it.
     func flag(_ column: String) throws -> Bool?
+    /// A text column that not every query selects: nil when it was not selected.
+    func textIfSelected(_ column: String) throws -> String?
 }
 
 extension SQLiteRow: StoreRow {
     func int(_ column: String) -> Int64? { self.column(column)?.integer.map(Int64.init) }
     func text(_ column: String) -> String? { self.column(column)?.string }
     func flag(_ column: String) -> Bool? { self.column(column)?.integer.map { $0 != 0 } }
+    func textIfSelected(_ column: String) -> String? { self.column(column)?.string }
 }
 
 extension PostgresRandomAccessRow: StoreRow {
     func flag(_ column: String) throws -> Bool? { contains(column) ? try self[column].decode(Bool?.self) : nil }
 
     func int(_ column: String) throws -> Int64? { try self[column].decode(Int64?.self) }
+
+    func textIfSelected(_ column: String) throws -> String? { contains(column) ? try text(column) : nil }
 
     /// Message text is BYTEA on PostgreSQL (its TEXT cannot hold U+0000; see PostgresSchema).
     func text(_ column: String) throws -> String? {
@@ -53,7 +58,8 @@ enum Rows {
             sentAt: Timestamp(milliseconds: try int("sent_at")), replyTo: try row.int(prefix + "reply_to"),
             editedAt: try timestamp(row, prefix + "edited_at"), deletedAt: try timestamp(row, prefix + "deleted_at"),
             reactions: try row.text(prefix + "reactions").flatMap(ReactionsColumn.decode),
-            attachments: AttachmentColumn.decode(try row.text(prefix + "attachments")))
+            attachments: AttachmentColumn.decode(try row.text(prefix + "attachments")),
+            membership: MembershipColumn.decode(try row.textIfSelected(prefix + "membership")))
     }
 
     static func timestamp(_ row: some StoreRow, _ column: String) throws -> Timestamp? {

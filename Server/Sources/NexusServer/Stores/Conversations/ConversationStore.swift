@@ -27,12 +27,18 @@ enum ConversationRows {
         (SELECT COUNT(*) FROM messages um WHERE um.conversation_id = c.id AND um.seq > me.read_seq AND um.sender_id != me.user_id) AS unread,
         m.id AS m_id, m.conversation_id AS m_conversation_id, m.seq AS m_seq, m.sender_id AS m_sender_id,
         m.local_id AS m_local_id, m.text AS m_text, m.sent_at AS m_sent_at, m.reply_to AS m_reply_to,
-        m.edited_at AS m_edited_at, m.deleted_at AS m_deleted_at, m.reactions AS m_reactions, m.attachments AS m_attachments
+        m.edited_at AS m_edited_at, m.deleted_at AS m_deleted_at, m.reactions AS m_reactions, m.attachments AS m_attachments,
+        m.membership AS m_membership
         """
 
     /// The members of conversations, for `hydrate`: conversation_id, delivered_seq, read_seq
     /// and the user's columns.
-    static let memberColumns = "mb.conversation_id, mb.delivered_seq, mb.read_seq, u.id, u.email, u.display_name, u.last_seen_at, u.bot"
+    static let memberColumns = "mb.conversation_id, mb.delivered_seq, mb.read_seq, u.id, u.email, u.display_name, u.last_seen_at, u.bot, "
+        + "NOT \(notHookBot) AS hook_bot"
+
+    /// i16-members: true for a member (`u`) who is not an incoming hook's bot. A hook's bot
+    /// posts and never reads, so it has no receipts and no place in "Read by N/M".
+    static let notHookBot = "NOT EXISTS (SELECT 1 FROM hooks hb WHERE hb.bot_id = u.id)"
 
     private static func lastMessage(_ row: some StoreRow) throws -> Message? {
         try row.int("m_id") == nil ? nil : try Rows.message(row, prefix: "m_")
@@ -70,6 +76,7 @@ enum ConversationRows {
             let conversationId = try row.int("conversation_id") ?? 0
             let user = try Rows.user(row)
             members[conversationId, default: []].append(user)
+            if try row.flag("hook_bot") == true { continue }
             receipts[conversationId, default: []].append(MemberReceipts(
                 userId: user.id, deliveredSeq: try row.int("delivered_seq") ?? 0, readSeq: try row.int("read_seq") ?? 0))
         }

@@ -49,7 +49,7 @@ protocol MessageStore: Sendable {
 }
 
 /// The columns of a message row (`m`), in the order Rows.message reads them.
-let messageColumns = "m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at, m.reply_to, m.edited_at, m.deleted_at, m.reactions, m.attachments"
+let messageColumns = "m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at, m.reply_to, m.edited_at, m.deleted_at, m.reactions, m.attachments, m.membership"
 
 /// One group of messages to send, as both backends take it: the first copy of each
 /// (sender, localId) is stored, later copies in the same group are resends of it, and

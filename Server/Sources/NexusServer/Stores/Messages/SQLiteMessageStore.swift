@@ -9,7 +9,7 @@ struct SQLiteMessageStore: MessageStore {
         try await db.writer.send(messages)
     }
 
-    private static let columns = "id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments"
+    private static let columns = "id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments, membership"
 
     /// Inserts a group of messages with one statement for each 500, so the group costs
     /// a few trips to SQLite and one fsync. The statement skips (sender, localId)

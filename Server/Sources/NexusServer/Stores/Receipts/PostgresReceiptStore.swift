@@ -45,7 +45,8 @@ struct PostgresReceiptStore: ReceiptStore {
                 (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id
                     AND r.kind = 'read' AND r.seq >= \(message.seq)) AS read_at
             FROM members mb JOIN users u ON u.id = mb.user_id
-            WHERE mb.conversation_id = \(message.conversationId) AND mb.user_id != \(message.senderId) ORDER BY u.id
+            WHERE mb.conversation_id = \(message.conversationId) AND mb.user_id != \(message.senderId) AND \(unescaped: ConversationRows.notHookBot)
+            ORDER BY u.id
             """
         ).map(ReceiptRows.member)
     }

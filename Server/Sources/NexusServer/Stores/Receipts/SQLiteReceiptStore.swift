@@ -40,7 +40,7 @@ struct SQLiteReceiptStore: ReceiptStore {
                 (SELECT MIN(r.at) FROM receipts r WHERE r.conversation_id = mb.conversation_id AND r.user_id = mb.user_id
                     AND r.kind = 'read' AND r.seq >= ?) AS read_at
             FROM members mb JOIN users u ON u.id = mb.user_id
-            WHERE mb.conversation_id = ? AND mb.user_id != ? ORDER BY u.id
+            WHERE mb.conversation_id = ? AND mb.user_id != ? AND \(ConversationRows.notHookBot) ORDER BY u.id
             """,
             [.integer(Int(message.seq)), .integer(Int(message.seq)), .integer(Int(message.conversationId)), .integer(Int(message.senderId))]
         ).map(ReceiptRows.member)

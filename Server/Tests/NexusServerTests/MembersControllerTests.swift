@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NexusCore
+import Testing
+
+@testable import NexusServer
+
+/// Group membership after creation: the endpoints of MembersController, in-process.
+@Suite(.timeLimit(.minutes(5)))
+struct MembersControllerTests {
+    /// alice, bob, carol and dave registered; a group of alice, bob and carol.
+    func group(_ api: API) async throws -> (alice: AuthResponse, bob: AuthResponse, carol: AuthResponse, dave: AuthResponse, id: Int64) {
+        let alice = try await api.register("alice@example.com", name: "Alice")
+        let bob = try await api.register("bob@example.com", name: "Bob")
+        let carol = try await api.register("carol@example.com", name: "Carol")
+        let dave = try await api.register("dave@example.com", name: "Dave")
+        let created = try await api.call(
+            .post, "/v1/conversations", token: alice.token,
+            json: CreateConversationRequest(kind: .group, members: [bob.user.email, carol.user.email], name: "Team"))
+        #expect(created.status == .created)
+        return (alice, bob, carol, dave, try decode(ConversationResponse.self, created).conversation.id)
+    }
+
+    func change(_ api: API, _ token: String, _ path: String, _ body: MembershipRequest) async throws -> TestResponse {
+        try await api.call(.post, path, token: token, json: body)
+    }
+
+    @Test func eachChangeIsAnEventWithTheNextSeqOnceInEveryMembersFeed() async throws {
+        try await withServer { api in
+            let (alice, bob, carol, dave, id) = try await group(api)
+            try await api.send(alice.token, to: id, localId: "m1")
+            let added = try await change(api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "a1", emails: ["DAVE@example.com"]))
+            #expect(added.status == .created, "\(added.text)")
+            let event = try #require(try decode(MembershipResponse.self, added).message)
+            #expect(event.seq == 2 && event.text == "Alice added Dave")
+            #expect(event.membership == MembershipEvent(kind: .added, userIds: [dave.user.id]))
+            #expect(try decode(MembershipResponse.self, added).conversation?.members.count == 4)
+
+            // The same localId again: the original, not a second event.
+            let again = try await change(api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "a1", emails: ["dave@example.com"]))
+            #expect(again.status == .ok)
+            #expect(try decode(MembershipResponse.self, again).status == .duplicate)
+            #expect(try decode(MembershipResponse.self, again).message?.id == event.id)
+            // A new localId for someone already in: nothing to change, no event.
+            let noop = try await change(api, bob.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "a2", emails: ["dave@example.com"]))
+            #expect(try decode(MembershipResponse.self, noop).status == .unchanged)
+
+            let renamed = try await change(api, bob.token, "/v1/conversations/\(id)/rename", MembershipRequest(localId: "r1", name: "  Ops  "))
+            #expect(try decode(MembershipResponse.self, renamed).message?.text == #"Bob renamed the group to "Ops""#)
+            #expect(try decode(MembershipResponse.self, renamed).conversation?.name == "Ops")
+            let removed = try await change(api, alice.token, "/v1/conversations/\(id)/members/remove", MembershipRequest(localId: "x1", emails: ["carol@example.com"]))
+            #expect(try decode(MembershipResponse.self, removed).message?.text == "Alice removed Carol")
+            let left = try await change(api, dave.token, "/v1/conversations/\(id)/leave", MembershipRequest(localId: "l1"))
+            #expect(try decode(MembershipResponse.self, left).message?.text == "Dave left")
+            #expect(try decode(MembershipResponse.self, left).conversation == nil)
+
+            // Gapless: 1 message and 4 events, seqs 1...5.
+            let page = try await api.messages(bob.token, in: id)
+            #expect(page.messages.map(\.seq) == [1, 2, 3, 4, 5])
+            #expect(page.messages.compactMap(\.membership?.kind) == [.added, .renamed, .removed, .left])
+            // Bob's feed has each once; carol's stops at her removal, dave's at his leaving.
+            let bobs = try await api.sync(bob.token, query: "after=0").events.compactMap(\.message).filter { $0.membership != nil }
+            #expect(bobs.map(\.seq) == [2, 3, 4, 5])
+            let carols = try await api.sync(carol.token, query: "after=0").events.compactMap(\.message)
+            #expect(carols.isEmpty, "a removed member's feed shows nothing of the group: \(carols.map(\.text))")
+            let members = try decode(MembersResponse.self, try await api.call(.get, "/v1/conversations/\(id)/members", token: bob.token))
+            #expect(members.members.map(\.user.email) == ["alice@example.com", "bob@example.com"])
+            #expect(members.name == "Ops")
+        }
+    }
+
+    @Test func removedAndLeftMembersGetTheNonMembers404AndAReAddSeesEverything() async throws {
+        try await withServer { api in
+            let (alice, _, carol, _, id) = try await group(api)
+            try await api.send(alice.token, to: id, localId: "m1")
+            #expect(try await api.call(.get, "/v1/conversations/\(id)/messages", token: carol.token).status == .ok)
+            _ = try await change(api, alice.token, "/v1/conversations/\(id)/members/remove", MembershipRequest(localId: "x1", emails: ["carol@example.com"]))
+            let unknown = try await api.call(.get, "/v1/conversations/999999/messages", token: carol.token)
+            for path in ["/v1/conversations/\(id)/messages", "/v1/conversations/\(id)", "/v1/conversations/\(id)/members"] {
+                let response = try await api.call(.get, path, token: carol.token)
+                try expectError(response, .notFound, code: "not_found")
+                #expect(response.text == unknown.text)
+            }
+            try expectError(
+                try await api.call(.post, "/v1/conversations/\(id)/messages", token: carol.token, raw: #"{"localId":"c1","text":"still here?"}"#),
+                .notFound, code: "not_found")
+            try expectError(
+                try await change(api, carol.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "c2", emails: ["carol@example.com"])),
+                .notFound, code: "not_found")
+            // Added again: the whole history, from seq 1.
+            _ = try await change(api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "a1", emails: ["carol@example.com"]))
+            let page = try await api.messages(carol.token, in: id)
+            #expect(page.messages.map(\.seq) == [1, 2, 3])
+        }
+    }
+
+    @Test func refusals() async throws {
+        try await withServer { api in
+            let (alice, bob, _, _, id) = try await group(api)
+            let direct = try await api.openDirect(alice.token, with: "bob@example.com").conversation.id
+            try expectError(
+                try await change(api, alice.token, "/v1/conversations/\(direct)/members", MembershipRequest(localId: "d1", emails: ["dave@example.com"])),
+                .conflict, code: "direct_conversation")
+            try expectError(
+                try await change(api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "u1", emails: ["nobody@example.com"])),
+                .notFound, code: "user_not_found")
+            try expectError(
+                try await change(api, alice.token, "/v1/conversations/\(id)/members/remove", MembershipRequest(localId: "s1", emails: ["alice@example.com"])),
+                .badRequest, code: "invalid_members")
+            try expectError(
+                try await change(api, alice.token, "/v1/conversations/\(id)/rename", MembershipRequest(localId: "n1", name: "   ")),
+                .badRequest, code: "invalid_name")
+            // A bot joins through its owner only.
+            let bot = try decode(CreatedToken.self, try await api.call(
+                .post, "/v1/bots", token: alice.token, json: CreateBotRequest(name: "deploy", scope: .send)))
+            try expectError(
+                try await change(api, bob.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "b1", emails: [bot.user.email])),
+                .forbidden, code: "not_bot_owner")
+            let byOwner = try await change(api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "b2", emails: [bot.user.email]))
+            #expect(byOwner.status == .created, "\(byOwner.text)")
+            // An event is nobody's words: it can't be edited or reacted to.
+            let event = try #require(try decode(MembershipResponse.self, byOwner).message)
+            let edit = try await api.call(
+                .post, "/v1/messages/changes", token: alice.token,
+                json: ChangesRequest(changes: [ChangeItem(localId: "e1", kind: .edit, conversationId: id, seq: event.seq, text: "forged")]))
+            #expect(try decode(ChangesResponse.self, edit).results.first?.error?.code == "membership_event")
+        }
+    }
+}

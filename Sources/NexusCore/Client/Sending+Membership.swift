@@ -1,0 +1,42 @@
+extension Sending {
+    /// `add`, `remove`, `leave` and `rename`: records the change durably, then delivers it
+    /// with every earlier queued entry of its conversation, which goes first, as a send.
+    public func membership(
+        _ kind: OutboxKind, conversationId: Int64, emails: [String] = [], name: String? = nil, lock: LockPolicy
+    ) throws(StoreError) -> (queued: OutboxEntry, outcome: Outcome) {
+        try profile.ensureDirectory()
+        let queued = try outbox.enqueue(membership: kind, conversationId: conversationId, emails: emails, name: name)
+        let outcome = try deliver(.conversationsOf([queued.localId]), ignoreBackoff: true, lock: lock)
+        return (queued, outcome)
+    }
+}
+
+extension SendingAPI {
+    /// For fakes that predate membership changes.
+    public func changeMembership(_ entry: OutboxEntry) throws(APIError) -> MembershipResponse {
+        throw .badResponse("this API takes no membership changes")
+    }
+}
+
+extension OutboxDelivery {
+    /// One membership change as a batch result: the server's refusals (4xx but 401 and
+    /// 429) are the entry's own, as a rejected item of a batch is; anything else stops the
+    /// run as a failed batch does. An `unchanged` answer is done, with no event: its note
+    /// rides in `error`, and the status is `duplicate` with no message.
+    func membershipResult(_ e: OutboxEntry) throws(APIError) -> BatchResult {
+        do {
+            let response = try api.changeMembership(e)
+            switch response.status {
+            case .created: return BatchResult(localId: e.localId, status: .created, message: response.message)
+            case .duplicate: return BatchResult(localId: e.localId, status: .duplicate, message: response.message)
+            case .unchanged:
+                return BatchResult(localId: e.localId, status: .duplicate, error: .init(code: "unchanged", message: response.note ?? "Nothing to change."))
+            }
+        } catch {
+            guard case .server(let status, let code, let message, _) = error, (400..<500).contains(status), status != 401, status != 429 else {
+                throw error
+            }
+            return BatchResult(localId: e.localId, status: .rejected, error: .init(code: code, message: message), httpStatus: status)
+        }
+    }
+}

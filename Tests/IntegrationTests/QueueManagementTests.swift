@@ -125,7 +125,7 @@ struct QueueManagementTests {
         #expect(full.err.contains("queue-limit"))
         let lines = try offline.run(["send", conversation, "--each-line"], stdin: "a\nb\n")
         #expect(lines.code == 6)
-        #expect(lines.err.contains("Offline queue is full"))
+        #expect(lines.err.contains("error: stdin line 1: Offline queue is full"))
         #expect(try alice.outboxEntries().map(\.localId) == ids)
 
         // Once delivered, there is room again; nothing queued was lost.

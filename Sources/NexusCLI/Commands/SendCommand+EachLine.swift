@@ -53,6 +53,11 @@ extension SendCommand {
         case .refused(let line, let problem):
             throw .usage("stdin line \(line): \(problem)",
                          hint: result.queued == 0 ? "nothing was queued." : "the \(result.queued) line(s) that came before it are queued; nothing from it on was read.")
+        case .full(let line, let error):
+            var full = CLIError(error)
+            full.message = "stdin line \(line): \(full.message)"
+            if result.queued > 0 { full.message += "; the \(result.queued) line(s) before it are queued" }
+            throw full
         case .interrupted:
             if !result.stillQueued.isEmpty { output.note("\(result.stillQueued.count) message(s) still queued; \(queuedHint)") }
             // Ends the process by the signal that arrived, as it would have without us.

@@ -27,12 +27,14 @@ enum SendCommand {
 
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
             earlier queued messages of the same conversation go first (a message queued to an email
-            counts as that person's direct conversation). Text with a NUL character is refused.
+            counts as that person's direct conversation). Text with a NUL character is refused; bytes
+            that are not valid UTF-8 are sent as U+FFFD, with a warning naming the line (docs/messages.md).
             With --reply-to the message answers an earlier one, named CONVERSATION/SEQ (as `tail` and
             `history` print it) in the same conversation; `history` and `tail` quote its first line.
             Prints "<status> <localId>" for each message, and "<conversation>/<seq>" once sent. Exit status: 0 sent; 75 queued (the server
             could not be reached or is busy: `nexusctl queue flush` delivers it later); 1 failed;
-            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in.
+            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in;
+            6 the outbox is full ("Offline queue is full": `queue-limit` in the config, 10,000 by default; nothing is queued).
             """,
         options: [
             OptionSpec("each-line", help: "send every line of stdin as its own message, as each arrives"),

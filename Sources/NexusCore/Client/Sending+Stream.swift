@@ -13,6 +13,8 @@ extension Sending {
         case interrupted(signal: Int32)
         /// This line can't be a message; nothing that arrived with it was queued.
         case refused(line: Int, problem: String)
+        /// The outbox is full (`Outbox.limit`): nothing from this line on was queued.
+        case full(line: Int, StoreError)
         /// A message of the stream failed for good, or the server refused the credentials:
         /// trying the next lines would only fail them too.
         case failed
@@ -109,7 +111,15 @@ extension Sending {
                     result.end = .refused(line: line.number, problem: problem)
                     break reading
                 }
-                try enqueue(lines)
+                do {
+                    try enqueue(lines)
+                } catch {
+                    guard error.queueFull != nil, let first = lines.first else { throw error }
+                    _ = input.takePartial()
+                    TerminationGuard.release()
+                    result.end = .full(line: first.number, error)
+                    break reading
+                }
                 if !input.holdsUnqueuedBytes { TerminationGuard.release() }
                 if case .end = event { break reading }
                 if retryAt.map({ Self.clock() >= $0 }) ?? true, !(try deliverPending()) { break reading }

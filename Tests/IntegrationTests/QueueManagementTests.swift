@@ -33,6 +33,13 @@ struct QueueManagementTests {
         return try runToEnd(process)
     }
 
+    /// The JSON document a spawned process printed, once its pipe has delivered all of it
+    /// (the reader may lag behind the exit on a loaded machine).
+    func document<T: Decodable>(_ type: T.Type, from out: LineCollector) throws -> T {
+        _ = out.wait(timeout: 10, interval: 0.05) { _ in (try? JSONDecoder().decode(T.self, from: Data(out.text.utf8))) != nil }
+        return try JSONDecoder().decode(T.self, from: Data(out.text.utf8))
+    }
+
     @Test func dropWhileAFlushRunsInAnotherProcessIsNeverSent() throws {
         let (server, alice, bob, conversation) = try setUp()
         defer { server.stop() }
@@ -68,13 +75,13 @@ struct QueueManagementTests {
 
         flush.waitUntilExit()
         #expect(flush.terminationStatus == 0, "\(flushErr.text)")
-        let flushed = try JSONDecoder().decode(FlushJSON.self, from: Data(flushOut.text.utf8))
+        let flushed = try document(FlushJSON.self, from: flushOut)
         #expect(flushed.sent.count == 508)
         #expect(!flushed.sent.contains(ids[505]) && !flushed.sent.contains(ids[509]))
 
         inFlight.waitUntilExit()
         #expect(inFlight.terminationStatus == 1, "\(inFlightErr.text)")
-        let tooLate = try JSONDecoder().decode([DropJSON].self, from: Data(inFlightOut.text.utf8))
+        let tooLate = try document([DropJSON].self, from: inFlightOut)
         #expect(tooLate.map(\.status) == ["sent"])
         #expect(tooLate.first?.ref == "\(conversation)/3")
         #expect(inFlightErr.text.contains("too late to drop"))

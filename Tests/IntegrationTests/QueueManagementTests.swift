@@ -67,6 +67,16 @@ struct QueueManagementTests {
         #expect(dropped.map(\.localId) == later)
         #expect(dropped.allSatisfy { $0.status == "dropped" })
 
+        // A send queued behind the running flush (it waits for the flush lock), dropped meanwhile.
+        let (waitingSend, _, waitingSendErr) = try alice.spawn(["send", conversation, "never mind"])
+        var queuedSend: String?
+        while queuedSend == nil && Date() < deadline {
+            queuedSend = try alice.outboxEntries().first { $0.text == "never mind" }?.localId
+            if queuedSend == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let neverMind = try #require(queuedSend)
+        #expect(try alice.run(["queue", "drop", "--yes", neverMind]).code == 0)
+
         // In flight (the first batch): the drop waits for the request's verdict.
         let (inFlight, inFlightOut, inFlightErr) = try alice.spawn(["queue", "drop", "--yes", "--json", ids[2]])
         Thread.sleep(forTimeInterval: 0.5)
@@ -86,11 +96,15 @@ struct QueueManagementTests {
         #expect(tooLate.first?.ref == "\(conversation)/3")
         #expect(inFlightErr.text.contains("too late to drop"))
 
+        waitingSend.waitUntilExit()
+        #expect(waitingSend.terminationStatus == 1)
+        #expect(waitingSendErr.wait { $0.contains { $0.contains("was dropped with `nexusctl queue drop` before it was sent") } }, "\(waitingSendErr.text)")
+
         let stored = try bob.serverMessages()
         #expect(stored.count == 508)
         #expect(Set(later).isDisjoint(with: stored.map(\.localId)), "a dropped message reached the server")
         #expect(stored.map(\.localId) == ids.filter { !later.contains($0) }, "not in queue order")
-        #expect(!stored.contains { $0.text == "m 506" || $0.text == "m 510" })
+        #expect(!stored.contains { $0.text == "m 506" || $0.text == "m 510" || $0.text == "never mind" })
         #expect(try alice.outboxEntries().isEmpty)
     }
 

@@ -29,13 +29,12 @@ struct SendView: Encodable {
         for s in report.sent { sent[s.entry.localId] = s.message }
         var after: [String: OutboxEntry] = [:]
         for e in report.failed + report.deferred + report.waiting { after[e.localId] = e }
-        let dropped = Set(report.dropped.map(\.localId))
         return entries.map { e in
             let kind = e.kind == .send ? nil : e.kind.rawValue
             if let m = sent[e.localId] {
                 return SendView(kind: kind, localId: e.localId, ref: m.reference, status: .sent, conversationId: m.conversationId, message: m)
             }
-            if dropped.contains(e.localId) { return SendView(kind: kind, localId: e.localId, ref: e.targetReference, status: .dropped, conversationId: e.conversationId) }
+            if report.dropped.contains(e.localId) { return SendView(kind: kind, localId: e.localId, ref: e.targetReference, status: .dropped, conversationId: e.conversationId) }
             let now = after[e.localId] ?? e
             return SendView(
                 kind: kind, localId: e.localId, ref: e.targetReference, status: now.status == .failed ? .failed : .queued,

@@ -37,8 +37,8 @@ public struct DeliveryReport: Sendable {
     public var notFound: Set<String> = []
     /// Failed changes the server forbade (403): someone else's message to edit or delete.
     public var forbidden: Set<String> = []
-    /// Dropped (`queue drop`, by another process) before they went: never sent.
-    public var dropped: [OutboxEntry] = []
+    /// The localIds dropped (`queue drop`, by another process) before they went: never sent.
+    public var dropped: Set<String> = []
 
     public init() {}
 
@@ -121,7 +121,7 @@ struct OutboxDelivery {
             // rest is in flight (a drop of it waits) until its verdict is appended below.
             let claimed = try outbox.claim(uploaded)
             (live, flight) = (claimed.live, claimed.inFlight)
-            report.dropped += claimed.dropped
+            report.dropped.formUnion(claimed.dropped.map(\.localId))
             spent += claimed.dropped
             do throws(APIError) {
                 results = live.isEmpty ? [] : try live[0].kind == .send
@@ -159,7 +159,7 @@ struct OutboxDelivery {
                 var retryAfter: Int64?
                 // A day at most: a wild Retry-After must not park a message for ever (or overflow).
                 if case .server(_, _, _, let seconds?) = error { retryAfter = min(max(Int64(seconds), 0), 86_400) }
-                for e in batch where !report.dropped.contains(where: { $0.localId == e.localId }) {
+                for e in batch where !report.dropped.contains(e.localId) {
                     // The server's Retry-After binds every message; otherwise a message
                     // tried before it was due keeps the backoff it had.
                     guard due(e) || retryAfter != nil else {
@@ -189,7 +189,7 @@ struct OutboxDelivery {
                 } else {
                     why = "\(DeliveryText.other) (\(error))"
                 }
-                for e in batch where !report.dropped.contains(where: { $0.localId == e.localId }) {
+                for e in batch where !report.dropped.contains(e.localId) {
                     records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
                     report.failed.append(failing(e, why))
                 }

@@ -66,10 +66,9 @@ extension Sending {
             }
             for f in report.failed where ids.contains(f.localId) { verdicts[f.localId] = f }
             // Dropped by `queue drop` in another process: settled, never sent.
-            for d in report.dropped where ids.contains(d.localId) {
-                var dropped = d
-                dropped.status = .dropped
-                verdicts[d.localId] = dropped
+            for var e in pending where report.dropped.contains(e.localId) {
+                e.status = .dropped
+                verdicts[e.localId] = e
             }
             result.earlierDelivered += report.sent.count(where: { !ids.contains($0.entry.localId) })
             let done = pending.filter { verdicts[$0.localId] != nil }

@@ -106,7 +106,7 @@ public struct Sending {
         var chosen: [OutboxEntry] = []
         if let mine {
             // Dropped (`queue drop`) while this one waited for the lock: never sent.
-            outcome.report.dropped += mine.compactMap { contents.dropped[$0] }
+            outcome.report.dropped.formUnion(mine.filter { contents.dropped[$0] != nil })
             let keys = Set(entries.filter { mine.contains($0.localId) }.map(Self.key))
             for e in entries where keys.contains(Self.key(e)) {
                 if mine.contains(e.localId) && e.status == .failed {

@@ -98,8 +98,9 @@ public struct Outbox: Sendable {
         public var recordCount: Int
         /// The damaged lines as they are, so a rewrite can keep them.
         var damagedLines: [JSONLinesFile.SkippedLine]
-        /// Messages dropped (`queue drop`) since the last rewrite, as they were before.
-        public var dropped: [String: OutboxEntry] = [:]
+        /// Messages dropped (`queue drop`), by localId, with when: kept a day across rewrites
+        /// (see `tombstoneSeconds`), so a delivery that waited that long still knows.
+        public var dropped: [String: Timestamp] = [:]
 
         /// Records that could not be read (a torn last line counts once).
         public var damagedRecords: Int { damaged.count + (tornTail ? 1 : 0) }
@@ -109,7 +110,7 @@ public struct Outbox: Sendable {
         let result = try file.read(OutboxRecord.self)
         var order: [String] = []
         var byId: [String: OutboxEntry] = [:]
-        var dropped: [String: OutboxEntry] = [:]
+        var dropped: [String: Timestamp] = [:]
         for r in result.records {
             if r.op == .queued {
                 guard byId[r.localId] == nil, dropped[r.localId] == nil, let entry = Self.entry(queued: r) else { continue }
@@ -117,15 +118,16 @@ public struct Outbox: Sendable {
                 byId[r.localId] = entry
                 continue
             }
-            guard var e = byId[r.localId] else { continue }
             if r.op == .dropped {
                 // A late drop never undoes an acknowledgement (`drop` writes none then anyway).
-                if e.status != .sent {
-                    dropped[r.localId] = e
+                // A rewrite keeps the tombstone without its message.
+                if byId[r.localId]?.status != .sent {
+                    dropped[r.localId] = r.at
                     byId[r.localId] = nil
                 }
                 continue
             }
+            guard var e = byId[r.localId] else { continue }
             if r.op == .sent || r.op == .failed || r.op == .deferred { e.attempts = min(e.attempts + 1, Self.maxAttempts) }
             switch r.op {
             case .queued: break
@@ -191,8 +193,10 @@ public struct Outbox: Sendable {
         defer { lock.unlock() }
         let contents = try read()
         let open = contents.entries.filter { $0.status != .sent }
-        guard force || (contents.recordCount >= 64 && open.count * 4 < contents.recordCount) else { return false }
-        try file.replace(with: Self.records(for: open), keeping: contents.damagedLines)
+        let tombstones = Self.tombstones(contents)
+        let settled = contents.recordCount - tombstones.count
+        guard force || (settled >= 64 && open.count * 4 < settled) else { return false }
+        try file.replace(with: Self.records(for: open) + tombstones, keeping: contents.damagedLines)
         return true
     }
 
@@ -204,8 +208,19 @@ public struct Outbox: Sendable {
         defer { lock.unlock() }
         let contents = try read()
         guard !contents.damaged.isEmpty || contents.tornTail else { return [] }
-        try file.replace(with: Self.records(for: contents.entries.filter { $0.status != .sent }))
+        try file.replace(with: Self.records(for: contents.entries.filter { $0.status != .sent }) + Self.tombstones(contents))
         return contents.damaged
+    }
+
+    /// How long a rewrite keeps a dropped message's tombstone: a `send` that waited for a
+    /// running flush must still learn that its message was dropped, not take it for queued.
+    static let tombstoneSeconds: Int64 = 86_400
+
+    /// The `dropped` records a rewrite keeps (without their messages' text).
+    private static func tombstones(_ contents: Contents, now: Timestamp = .now()) -> [OutboxRecord] {
+        contents.dropped.filter { now.milliseconds - $0.value.milliseconds < tombstoneSeconds * 1000 }
+            .sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+            .map { OutboxRecord(op: .dropped, localId: $0.key, at: $0.value) }
     }
 
     /// Each open message as one `queued` record, plus one verdict record when it has one.

@@ -70,7 +70,8 @@ struct QueueManagementTests {
         // A send queued behind the running flush (it waits for the flush lock), dropped meanwhile.
         let (waitingSend, _, waitingSendErr) = try alice.spawn(["send", conversation, "never mind"])
         var queuedSend: String?
-        while queuedSend == nil && Date() < deadline {
+        let queuedBy = Date().addingTimeInterval(30)
+        while queuedSend == nil && Date() < queuedBy {
             queuedSend = try alice.outboxEntries().first { $0.text == "never mind" }?.localId
             if queuedSend == nil { Thread.sleep(forTimeInterval: 0.05) }
         }
@@ -79,8 +80,10 @@ struct QueueManagementTests {
 
         // In flight (the first batch): the drop waits for the request's verdict.
         let (inFlight, inFlightOut, inFlightErr) = try alice.spawn(["queue", "drop", "--yes", "--json", ids[2]])
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(inFlight.isRunning, "a drop of a message in flight did not wait: \(inFlightOut.text) \(inFlightErr.text)")
+        #expect(inFlightErr.wait(timeout: 30) { $0.contains { $0.hasPrefix("Waiting for the delivery that is sending") } },
+                "a drop of a message in flight did not wait: \(inFlightOut.text) \(inFlightErr.text)")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(inFlight.isRunning)
         proxy.release()
 
         flush.waitUntilExit()
@@ -113,7 +116,18 @@ struct QueueManagementTests {
         defer { server.stop() }
         var offline = alice
         offline.server = "http://127.0.0.1:9"
-        let ids = try offline.queueOffline(2, to: conversation)
+        let ids = try offline.queueOffline(3, to: conversation)
+
+        // On a terminal (script(1) gives it one) it asks: "n" keeps the message, "y" drops it.
+        let no = try shell(alice, #"printf 'n\n' | script -qec "'$0' queue drop \#(ids[2])" /dev/null"#)
+        #expect(no.code == 1, "\(no.out)")
+        #expect(no.out.contains("Drop 1 message(s)? They will never be sent. [y/N]"))
+        #expect(no.out.contains("nothing was dropped"))
+        #expect(try alice.outboxEntries().map(\.localId) == ids)
+        let yes = try shell(alice, #"printf 'y\n' | script -qec "'$0' queue drop \#(ids[2])" /dev/null"#)
+        #expect(yes.code == 0, "\(yes.out)")
+        #expect(yes.out.contains("dropped \(ids[2])"))
+        #expect(try alice.outboxEntries().map(\.localId) == [ids[0], ids[1]])
 
         let noTerminal = try alice.run(["queue", "drop", ids[0]])
         #expect(noTerminal.code == 2)
@@ -122,7 +136,7 @@ struct QueueManagementTests {
         #expect(unknown.code == 3)
         #expect(unknown.err.contains("no-such-id"))
         // Nothing was dropped by either.
-        #expect(try alice.outboxEntries().map(\.localId) == ids)
+        #expect(try alice.outboxEntries().map(\.localId) == [ids[0], ids[1]])
 
         let text = try alice.run(["queue", "drop", "--yes", ids[0]])
         #expect(text.code == 0, "\(text.err)")

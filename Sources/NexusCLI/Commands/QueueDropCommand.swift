@@ -38,11 +38,9 @@ enum QueueDrop {
         let ids = context.arguments
         let output = context.output
         if !context.invocation.flag("yes") { try confirm(ids, context) }
-        var sending = Sending(profile: context.profile, api: NoNetwork())
-        sending.outbox.limit = nil
         let outcomes: [Outbox.DropOutcome]
         do throws(Outbox.DropError) {
-            outcomes = try sending.drop(ids, onWait: {
+            outcomes = try Sending.drop(ids, from: Outbox(profile: context.profile), onWait: {
                 output.note("Waiting for the delivery that is sending one of them right now to finish…")
             })
         } catch {
@@ -97,11 +95,4 @@ enum QueueDrop {
             throw CLIError(.failure, "nothing was dropped")
         }
     }
-}
-
-/// `queue drop` sends nothing: the outbox is a file of the profile.
-private final class NoNetwork: SendingAPI {
-    func openDirect(with email: String) throws(APIError) -> ConversationResponse { throw .unreachable("queue drop sends nothing") }
-    func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult] { throw .unreachable("queue drop sends nothing") }
-    func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult] { throw .unreachable("queue drop sends nothing") }
 }

@@ -1,7 +1,8 @@
 extension Sending {
     /// `queue drop`: the messages are never sent, also not by a delivery running now in
     /// another process (see Outbox+Drop); the outbox's own copies of their files go too.
-    public func drop(_ localIds: [String], onWait: (() -> Void)? = nil) throws(Outbox.DropError) -> [Outbox.DropOutcome] {
+    /// It sends nothing, so it needs no session or server: the outbox is a file of the profile.
+    public static func drop(_ localIds: [String], from outbox: Outbox, onWait: (() -> Void)? = nil) throws(Outbox.DropError) -> [Outbox.DropOutcome] {
         let outcomes = try outbox.drop(localIds, onWait: onWait)
         OutboxDelivery.removeSpooledFiles(of: outcomes.compactMap { if case .dropped(let e, _) = $0 { e } else { nil } })
         return outcomes

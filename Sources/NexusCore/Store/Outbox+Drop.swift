@@ -74,6 +74,8 @@ extension Outbox {
     /// is running now. A message in flight at this instant is waited for (`onWait` is told
     /// first): its verdict decides. Unknown localIds throw before anything is dropped.
     public func drop(_ localIds: [String], onWait: (() -> Void)? = nil) throws(DropError) -> [DropOutcome] {
+        // No outbox yet (nor perhaps the profile's folder): nothing to drop, nothing to lock.
+        if let first = localIds.first, !FileSystem.exists(file.path) { throw .notInOutbox(localId: first) }
         var outcomes: [String: DropOutcome] = [:]
         var todo: [String] = []
         for id in localIds where !todo.contains(id) { todo.append(id) }

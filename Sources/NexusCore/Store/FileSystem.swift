@@ -11,6 +11,11 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
         /// Messages queued or failed in the outbox.
         public var open: Int
         public var limit: Int
+
+        public init(open: Int, limit: Int) {
+            self.open = open
+            self.limit = limit
+        }
     }
 
     public init(path: String, reason: String) {

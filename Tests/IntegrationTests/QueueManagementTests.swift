@@ -33,11 +33,12 @@ struct QueueManagementTests {
         return try runToEnd(process)
     }
 
-    /// The JSON document a spawned process printed, once its pipe has delivered all of it
-    /// (the reader may lag behind the exit on a loaded machine).
-    func document<T: Decodable>(_ type: T.Type, from out: LineCollector) throws -> T {
-        _ = out.wait(timeout: 10, interval: 0.05) { _ in (try? JSONDecoder().decode(T.self, from: Data(out.text.utf8))) != nil }
-        return try JSONDecoder().decode(T.self, from: Data(out.text.utf8))
+    /// `result`'s stdout as `T`, or an error that shows what it was.
+    func decoded<T: Decodable>(_ type: T.Type, _ result: Result) throws -> T {
+        guard let value = try? result.decode(T.self) else {
+            throw HarnessError("not \(T.self) as JSON (exit \(result.code)): '\(result.out)' stderr: \(result.err)")
+        }
+        return value
     }
 
     @Test func dropWhileAFlushRunsInAnotherProcessIsNeverSent() throws {
@@ -53,55 +54,54 @@ struct QueueManagementTests {
         proxy.holdNextRequest()
         var viaProxy = alice
         viaProxy.server = proxy.url
-        let (flush, flushOut, flushErr) = try viaProxy.spawn(["queue", "flush", "--now", "--json"])
+        let flush = try Spawned(viaProxy, ["queue", "flush", "--now", "--json"])
         let deadline = Date().addingTimeInterval(20)
         while proxy.heldRequest == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        let held = try #require(proxy.heldRequest, "the flush sent nothing: \(flushErr.text)")
+        let held = try #require(proxy.heldRequest, "the flush sent nothing: \(flush.err)")
         #expect(held.hasPrefix("POST /v1/messages/batch"))
 
         // Not in flight (the second batch): dropped at once, and never sent.
         let later = [ids[505], ids[509]]
         let drop = try alice.run(["queue", "drop", "--yes", "--json"] + later)
         #expect(drop.code == 0, "\(drop.err)")
-        let dropped = try drop.decode([DropJSON].self)
+        let dropped = try decoded([DropJSON].self, drop)
         #expect(dropped.map(\.localId) == later)
         #expect(dropped.allSatisfy { $0.status == "dropped" })
 
         // A send queued behind the running flush (it waits for the flush lock), dropped meanwhile.
-        let (waitingSend, _, waitingSendErr) = try alice.spawn(["send", conversation, "never mind"])
+        let waitingSend = try Spawned(alice, ["send", conversation, "never mind"])
         var queuedSend: String?
         let queuedBy = Date().addingTimeInterval(30)
         while queuedSend == nil && Date() < queuedBy {
-            queuedSend = try alice.outboxEntries().first { $0.text == "never mind" }?.localId
+            let listed = try alice.run(["queue", "--json"])
+            queuedSend = (try? listed.decode([QueueEntryJSON].self))?.first { $0.text == "never mind" }?.localId
             if queuedSend == nil { Thread.sleep(forTimeInterval: 0.05) }
         }
         let neverMind = try #require(queuedSend)
         #expect(try alice.run(["queue", "drop", "--yes", neverMind]).code == 0)
 
         // In flight (the first batch): the drop waits for the request's verdict.
-        let (inFlight, inFlightOut, inFlightErr) = try alice.spawn(["queue", "drop", "--yes", "--json", ids[2]])
-        #expect(inFlightErr.wait(timeout: 30) { $0.contains { $0.hasPrefix("Waiting for the delivery that is sending") } },
-                "a drop of a message in flight did not wait: \(inFlightOut.text) \(inFlightErr.text)")
+        let inFlight = try Spawned(alice, ["queue", "drop", "--yes", "--json", ids[2]])
+        #expect(inFlight.waitForErr(timeout: 30) { $0.contains("Waiting for the delivery that is sending") },
+                "a drop of a message in flight did not wait: \(inFlight.out) \(inFlight.err)")
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(inFlight.isRunning)
+        #expect(inFlight.process.isRunning)
         proxy.release()
 
-        flush.waitUntilExit()
-        #expect(flush.terminationStatus == 0, "\(flushErr.text)")
-        let flushed = try document(FlushJSON.self, from: flushOut)
+        let flushCode = flush.finish()
+        #expect(flushCode == 0, "\(flush.err)")
+        let flushed = try decoded(FlushJSON.self, flush.result)
         #expect(flushed.sent.count == 508)
         #expect(!flushed.sent.contains(ids[505]) && !flushed.sent.contains(ids[509]))
 
-        inFlight.waitUntilExit()
-        #expect(inFlight.terminationStatus == 1, "\(inFlightErr.text)")
-        let tooLate = try document([DropJSON].self, from: inFlightOut)
+        #expect(inFlight.finish() == 1, "\(inFlight.err)")
+        let tooLate = try decoded([DropJSON].self, inFlight.result)
         #expect(tooLate.map(\.status) == ["sent"])
         #expect(tooLate.first?.ref == "\(conversation)/3")
-        #expect(inFlightErr.text.contains("too late to drop"))
+        #expect(inFlight.err.contains("too late to drop"))
 
-        waitingSend.waitUntilExit()
-        #expect(waitingSend.terminationStatus == 1)
-        #expect(waitingSendErr.wait { $0.contains { $0.contains("was dropped with `nexusctl queue drop` before it was sent") } }, "\(waitingSendErr.text)")
+        #expect(waitingSend.finish() == 1, "\(waitingSend.err)")
+        #expect(waitingSend.err.contains("was dropped with `nexusctl queue drop` before it was sent"), "\(waitingSend.err)")
 
         let stored = try bob.serverMessages()
         #expect(stored.count == 508)
@@ -241,4 +241,47 @@ struct SentWarningJSON: Decodable {
     var localId: String
     var status: String
     var warning: String?
+}
+
+/// A nexusctl process running beside the test, its stdout and stderr going to files: read
+/// after it exits, they are whole (a pipe's reader may still lag behind on a loaded machine).
+final class Spawned {
+    let process = Process()
+    private let outPath: String
+    private let errPath: String
+
+    init(_ user: User, _ args: [String]) throws {
+        let folder = try makeTempDir("spawned")
+        outPath = folder + "/out"
+        errPath = folder + "/err"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
+        process.arguments = args
+        process.environment = user.environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(forWritingAtPath: outPath)
+        process.standardError = FileHandle(forWritingAtPath: errPath)
+        try process.run()
+    }
+
+    var out: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    var err: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+
+    /// Waits for the exit; returns the status.
+    func finish() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var result: Result { Result(code: process.terminationStatus, out: out, err: err) }
+
+    func waitForErr(timeout: Double, until condition: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(err) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return condition(err)
+    }
 }

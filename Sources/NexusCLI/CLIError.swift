@@ -21,6 +21,12 @@ public struct CLIError: Error, Equatable, Sendable {
     }
 
     public init(_ error: StoreError) {
+        if let full = error.queueFull {
+            self.init(
+                .store, "Offline queue is full: \(full.open) message(s) wait in the outbox (the limit is \(full.limit)); nothing was queued",
+                hint: "deliver them with `nexusctl queue flush`, drop what is not needed with `nexusctl queue drop LOCALID`, or raise `queue-limit` in the config file.")
+            return
+        }
         self.init(.store, error.description)
     }
 

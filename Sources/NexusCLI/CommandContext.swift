@@ -8,6 +8,8 @@ public final class CommandContext {
     public let environment: [String: String]
     public let config: Config
     public let profile: Profile
+    /// Arguments that were not valid UTF-8 (decoded with U+FFFD), with their bytes as given.
+    public internal(set) var replacedArguments: [String: [UInt8]] = [:]
     /// Set by the runner for commands that require a session.
     public internal(set) var session: Session?
     private var client: NexusAPI?

@@ -13,7 +13,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     /// The server failed (5xx) or answered something unexpected.
     case server = 5
     /// A local file could not be read or written; for `queue flush`, the outbox holds
-    /// damaged records (`queue repair` shows them).
+    /// damaged records (`queue repair` shows them); for `send`, the outbox is full.
     case store = 6
     /// No secure connection: the server's certificate was refused, the TLS handshake failed,
     /// or a secret would have gone over plain http:// to a host that is not loopback. For
@@ -34,7 +34,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .notFound: return "not found: no such conversation, user or message"
         case .auth: return "authentication needed or refused, or the session expired: run `nexusctl login`"
         case .server: return "server error: nexusd failed or answered something unexpected"
-        case .store: return "local store error: a file under $NEXUS_HOME could not be read or written (for queue flush: the outbox holds damaged records; see `nexusctl queue repair`)"
+        case .store: return "local store error: a file under $NEXUS_HOME could not be read or written (for queue flush: the outbox holds damaged records; see `nexusctl queue repair`; for send: \"Offline queue is full\", the message was not queued)"
         case .tls: return "no secure connection: the server's certificate was refused (unknown issuer, expired, wrong host name), the TLS handshake failed, or plain http:// to a host that is not loopback was refused; nothing was sent in the clear (for send: the message stays queued)"
         case .output: return "standard output could not be written (a full disk, an I/O error): what the command did is done, only its output was lost"
         case .unavailable: return "server unreachable, or it asked to wait (429): try again later (for send: the message is queued)"

@@ -10,7 +10,11 @@ public enum NexusCLI {
         flag ?? environment["NEXUS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? config?.profile ?? Profile.defaultName
     }
 
-    public static func run(arguments: [String], environment: [String: String], terminal: any Terminal) -> Int32 {
+    /// `replacedArguments`: the arguments that were not valid UTF-8 (as decoded, with U+FFFD),
+    /// with their bytes as given, so a command can say which lines were changed.
+    public static func run(
+        arguments: [String], environment: [String: String], terminal: any Terminal, replacedArguments: [String: [UInt8]] = [:]
+    ) -> Int32 {
         if arguments.first == "__complete" {
             // The shell completion scripts' back end: candidates, one a line.
             let name = profileName(flag: nil, environment: environment, config: try? Config.load(environment: environment))
@@ -97,6 +101,13 @@ public enum NexusCLI {
         let context = CommandContext(
             invocation: invocation, output: output, environment: environment, config: config,
             profile: Profile(name: profileName, home: Profile.home(environment: environment)))
+        context.replacedArguments = replacedArguments
+        // `send` says it of its text itself, in its result too; elsewhere a word is told here.
+        if spec.name != "send" {
+            for (text, _) in replacedArguments.sorted(by: { $0.key < $1.key }) {
+                output.warn("the argument '\(text)' has bytes that are not valid UTF-8; they were replaced with U+FFFD (\u{FFFD})")
+            }
+        }
         do throws(CLIError) {
             if spec.requirements.contains(where: { $0 == .session }) {
                 if let token = environment["NEXUS_TOKEN"]?.trimmingSpaces(), !token.isEmpty {

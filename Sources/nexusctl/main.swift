@@ -18,4 +18,6 @@ while let pointer = entry.pointee {
     }
     entry += 1
 }
-exit(NexusCLI.run(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment, terminal: SystemTerminal()))
+exit(NexusCLI.run(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: environment, terminal: SystemTerminal(),
+    replacedArguments: NexusCLI.argumentsNotUTF8()))

@@ -13,6 +13,9 @@ final class FaultProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var faults: [(status: Int, headers: String, body: String)] = []
     private(set) var faultsServed = 0
+    private var holdNext = false
+    private var held: [UInt8]?
+    private let gate = DispatchSemaphore(value: 0)
 
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -44,6 +47,23 @@ final class FaultProxy: @unchecked Sendable {
         defer { lock.unlock() }
         for _ in 0..<count { faults.append((status, headers, body)) }
     }
+
+    /// The next request that passes through waits in the proxy, before nexusd sees it,
+    /// until `release()`: a request in flight for as long as a test needs.
+    func holdNextRequest() {
+        lock.lock()
+        defer { lock.unlock() }
+        holdNext = true
+    }
+
+    /// The head of the request being held, once it is.
+    var heldRequest: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return held.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func release() { gate.signal() }
 
     private func acceptLoop() {
         while true {
@@ -82,6 +102,12 @@ final class FaultProxy: @unchecked Sendable {
             close(client)
             return
         }
+        lock.lock()
+        let hold = holdNext
+        holdNext = false
+        if hold { held = request }
+        lock.unlock()
+        if hold { gate.wait() }
         // Pass through: this connection and the rest of it go to nexusd.
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()

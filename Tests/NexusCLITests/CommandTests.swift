@@ -88,7 +88,7 @@ struct CommandTests {
 
     @Test(arguments: [
         (["ta"], ["tail"]),
-        (["queue", ""], ["list", "flush", "repair"]),
+        (["queue", ""], ["list", "flush", "repair", "drop"]),
         (["tail", "--fo"], ["--follow"]),
         (["tail", "--no-fo"], ["--no-follow"]),
         (["users", "--fields", "e"], ["email"]),

@@ -141,6 +141,8 @@ public enum Completion {
             return Array(Set(emails)).sorted()
         case "retry":
             return ((try? Outbox(profile: profile).entries()) ?? []).filter { $0.status == .failed }.map(\.localId)
+        case "drop":
+            return ((try? Outbox(profile: profile).entries()) ?? []).filter { $0.status != .sent }.map(\.localId)
         case "help": return CommandTable.all.map(\.name) + ["exit-codes"]
         case "completion": return position == 0 ? ["bash", "zsh", "fish"] : []
         default: return []

@@ -46,6 +46,9 @@ enum MessageChangeRun {
                 : report.notFound.contains(failed.localId) ? "check the reference with `nexusctl history \(ref.conversationId)`." : nil
             throw CLIError(code, failed.lastError ?? DeliveryText.other, hint: hint)
         }
+        if view.status == .dropped {
+            throw CLIError(.failure, "the \(kind.rawValue) \(entry.localId) was dropped with `nexusctl queue drop` before it was sent")
+        }
         if view.status == .queued {
             output.warn("\(report.stopReason ?? DeliveryText.network)")
             output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")

@@ -7,6 +7,8 @@ enum OutboxSending {
     /// addresses, so call it before anything is queued: a usage error queues nothing.
     static func sending(_ context: CommandContext) throws(CLIError) -> Sending {
         var sending = Sending(profile: context.profile, api: try context.api())
+        sending.outbox.limit = context.config.queueLimit
+        sending.retryLimitSeconds = context.config.retryLimitSeconds
         let terminal = context.terminal
         if terminal.errorIsTerminal && !context.output.quiet {
             let threshold = sending.maxItems

@@ -3,7 +3,7 @@ import NexusCore
 enum QueueCommand {
     static let spec = CommandSpec(
         name: "queue", summary: "List the outbox: messages queued, being sent, or failed",
-        usage: ["[list]", "flush [--now]", "repair [--drop]"],
+        usage: ["[list]", "flush [--now]", "repair [--drop]", "drop <localId>... [--yes]"],
         details: """
             Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.
             Listing needs no login: the outbox is a file of the profile. A failed message shows "-" as its next
@@ -32,6 +32,7 @@ enum QueueCommand {
                 examples: [("*/5 * * * * nexusctl --quiet queue flush", "a crontab line: deliver the queue every 5 minutes")],
                 run: flush),
             QueueRepair.spec,
+            QueueDrop.spec,
         ],
         jsonFields: entryFields,
         run: list)

@@ -10,6 +10,7 @@ extension SendCommand {
         let sending = try OutboxSending.sending(context)
         let output = context.output
         var printed = 0
+        var warnings: [String: String] = [:]
         func print(_ views: [SendView]) {
             for v in views {
                 if output.json { output.listElement(v, first: printed == 0) } else { output.line("\(v.status.rawValue) \(v.localId)") }
@@ -29,14 +30,21 @@ extension SendCommand {
                     context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the lines are queued safely…")
                 }),
                 check: { Limits.problem(withText: $0) },
+                queued: { lines in
+                    for (line, entry) in lines where line.replacedBytes {
+                        guard let warning = InvalidUTF8.warning("stdin", lines: [line.number]) else { continue }
+                        warnings[entry.localId] = warning
+                        output.warn("\(warning)")
+                    }
+                },
                 settled: { outcome, done in
-                    print(SendView.views(done, OutboxSending.warnings(outcome, context).report))
+                    print(SendView.views(done, OutboxSending.warnings(outcome, context).report, warnings: warnings))
                 })
         } catch {
             throw CLIError(error)
         }
         let report = result.lastReport
-        print(SendView.views(result.stillQueued, report))
+        print(SendView.views(result.stillQueued, report, warnings: warnings))
         if output.json && (printed > 0 || result.queued > 0) { output.endList(empty: printed == 0) }
         if result.earlierDelivered > 0 { output.note("Also delivered \(result.earlierDelivered) earlier queued message(s) of this conversation.") }
         let queuedHint = "`nexusctl queue flush` (or the next online command) delivers what is queued."
@@ -45,6 +53,11 @@ extension SendCommand {
         case .refused(let line, let problem):
             throw .usage("stdin line \(line): \(problem)",
                          hint: result.queued == 0 ? "nothing was queued." : "the \(result.queued) line(s) that came before it are queued; nothing from it on was read.")
+        case .full(let line, let error):
+            var full = CLIError(error)
+            full.message = "stdin line \(line): \(full.message)"
+            if result.queued > 0 { full.message += "; the \(result.queued) line(s) before it are queued" }
+            throw full
         case .interrupted:
             if !result.stillQueued.isEmpty { output.note("\(result.stillQueued.count) message(s) still queued; \(queuedHint)") }
             // Ends the process by the signal that arrived, as it would have without us.

@@ -27,12 +27,14 @@ enum SendCommand {
 
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
             earlier queued messages of the same conversation go first (a message queued to an email
-            counts as that person's direct conversation). Text with a NUL character is refused.
+            counts as that person's direct conversation). Text with a NUL character is refused; bytes
+            that are not valid UTF-8 are sent as U+FFFD, with a warning naming the line (docs/messages.md).
             With --reply-to the message answers an earlier one, named CONVERSATION/SEQ (as `tail` and
             `history` print it) in the same conversation; `history` and `tail` quote its first line.
             Prints "<status> <localId>" for each message, and "<conversation>/<seq>" once sent. Exit status: 0 sent; 75 queued (the server
             could not be reached or is busy: `nexusctl queue flush` delivers it later); 1 failed;
-            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in.
+            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in;
+            6 the outbox is full ("Offline queue is full": `queue-limit` in the config, 10,000 by default; nothing is queued).
             """,
         options: [
             OptionSpec("each-line", help: "send every line of stdin as its own message, as each arrives"),
@@ -59,7 +61,7 @@ enum SendCommand {
         let target = context.arguments[0]
         if context.invocation.flag("each-line") { return try eachLine(context, target: target) }
         // Every check that can fail as a usage error comes before the outbox is touched.
-        let texts = try readTexts(context)
+        let (texts, warning) = try readTexts(context)
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
         let replyTo = try context.invocation.value("reply-to").map { text throws(CLIError) in
             let ref = try MessageArgument.parse(text, option: "--reply-to")
@@ -82,14 +84,17 @@ enum SendCommand {
         } catch {
             throw CLIError(error)
         }
-        return try finish(mine, outcome, context)
+        if let warning { context.output.warn("\(warning)") }
+        return try finish(mine, outcome, context, warning: warning)
     }
 
     /// Prints what became of the messages just queued, and returns the exit code they earn.
-    static func finish(_ mine: [OutboxEntry], _ outcome: Sending.Outcome, _ context: CommandContext) throws(CLIError) -> ExitCode {
+    static func finish(
+        _ mine: [OutboxEntry], _ outcome: Sending.Outcome, _ context: CommandContext, warning: String? = nil
+    ) throws(CLIError) -> ExitCode {
         let report = OutboxSending.warnings(outcome, context).report
         let ids = Set(mine.map(\.localId))
-        let views = SendView.views(mine, report)
+        let views = SendView.views(mine, report, warnings: warning.map { w in Dictionary(uniqueKeysWithValues: mine.map { ($0.localId, w) }) } ?? [:])
         let output = context.output
         if output.json {
             if views.count == 1 { output.document(views[0]) } else { output.document(views) }
@@ -106,6 +111,9 @@ enum SendCommand {
                                : report.notFound.contains(first.localId) && first.conversationId == nil
                                    ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
         }
+        if let dropped = views.first(where: { $0.status == .dropped }) {
+            throw CLIError(.failure, "message \(dropped.localId) was dropped with `nexusctl queue drop` before it was sent")
+        }
         if views.contains(where: { $0.status == .queued }) {
             output.warn("\(report.stopReason ?? DeliveryText.network)")
             output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
@@ -115,20 +123,27 @@ enum SendCommand {
         return .ok
     }
 
-    private static func readTexts(_ context: CommandContext) throws(CLIError) -> [String] {
+    /// The message, and where bytes that are not valid UTF-8 were replaced in it.
+    private static func readTexts(_ context: CommandContext) throws(CLIError) -> (texts: [String], warning: String?) {
         let words = Array(context.arguments.dropFirst())
         var texts: [String]
+        let warning: String?
         if words == ["-"] {
-            var text = String(decoding: context.terminal.readAllInput(), as: UTF8.self)
+            let bytes = context.terminal.readAllInput()
+            var text = String(decoding: bytes, as: UTF8.self)
             while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
             texts = [text]
+            warning = InvalidUTF8.warning("stdin", lines: InvalidUTF8.lines(in: bytes))
         } else if words.isEmpty {
             throw CLIError(ParseError.missingArgument(command: "send", usage: spec.usage[0]))
         } else {
             texts = [words.joined(separator: " ")]
+            let given = words.map { context.replacedArguments[$0] ?? Array($0.utf8) }
+            warning = context.replacedArguments.isEmpty
+                ? nil : InvalidUTF8.warning("command-line text", lines: InvalidUTF8.lines(in: Array(given.joined(separator: [32]))))
         }
         // Checked before it is queued: bad input queues nothing.
         if let problem = Limits.problem(withText: texts[0]) { throw .usage(problem) }
-        return texts
+        return (texts, warning)
     }
 }

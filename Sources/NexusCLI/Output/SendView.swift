@@ -12,9 +12,19 @@ struct SendView: Encodable {
     var message: Message? = nil
     var error: String? = nil
     var nextAttemptAt: Timestamp? = nil
+    /// Bytes of its text that were not valid UTF-8 were sent as U+FFFD: where (as on stderr).
+    var warning: String? = nil
 
     /// The view of each of `entries` after `report`.
-    static func views(_ entries: [OutboxEntry], _ report: DeliveryReport) -> [SendView] {
+    static func views(_ entries: [OutboxEntry], _ report: DeliveryReport, warnings: [String: String] = [:]) -> [SendView] {
+        views(entries, report).map { view in
+            var view = view
+            view.warning = warnings[view.localId]
+            return view
+        }
+    }
+
+    private static func views(_ entries: [OutboxEntry], _ report: DeliveryReport) -> [SendView] {
         var sent: [String: Message] = [:]
         for s in report.sent { sent[s.entry.localId] = s.message }
         var after: [String: OutboxEntry] = [:]
@@ -24,6 +34,7 @@ struct SendView: Encodable {
             if let m = sent[e.localId] {
                 return SendView(kind: kind, localId: e.localId, ref: m.reference, status: .sent, conversationId: m.conversationId, message: m)
             }
+            if report.dropped.contains(e.localId) { return SendView(kind: kind, localId: e.localId, ref: e.targetReference, status: .dropped, conversationId: e.conversationId) }
             let now = after[e.localId] ?? e
             return SendView(
                 kind: kind, localId: e.localId, ref: e.targetReference, status: now.status == .failed ? .failed : .queued,

@@ -17,6 +17,14 @@ public struct LineStream {
         public var text: String
         /// 1-based, counting blank lines, for error messages.
         public var number: Int
+        /// It had bytes that are not valid UTF-8, each bad sequence now U+FFFD.
+        public var replacedBytes = false
+
+        public init(text: String, number: Int, replacedBytes: Bool = false) {
+            self.text = text
+            self.number = number
+            self.replacedBytes = replacedBytes
+        }
     }
 
     public enum Event: Equatable {
@@ -99,6 +107,8 @@ public struct LineStream {
         var bytes = bytes
         if bytes.last == 13 { bytes.removeLast() }
         let text = String(decoding: bytes, as: UTF8.self)
-        if !text.allSatisfy(\.isWhitespace) { lines.append(Line(text: text, number: number)) }
+        if !text.allSatisfy(\.isWhitespace) {
+            lines.append(Line(text: text, number: number, replacedBytes: !InvalidUTF8.lines(in: bytes).isEmpty))
+        }
     }
 }

@@ -5,6 +5,8 @@ public enum DeliveryText {
     public static let other = "Message failed to send. Please try again."
     public static let secure = "Message waits: no secure connection to the server."
     public static let storage = "Message waits: the server is out of storage."
+    /// A message tried for longer than the retry limit (from the product documents).
+    public static let retryLimit = "Retry limit exceeded"
 
     /// Why a run stopped on a failure that may pass, or that needs a secure connection.
     static func stopped(by error: APIError) -> String {
@@ -37,6 +39,8 @@ public struct DeliveryReport: Sendable {
     public var forbidden: Set<String> = []
     /// Membership changes the server found already made (all added already, …), with why.
     public var unchanged: [String: String] = [:]
+    /// The localIds dropped (`queue drop`, by another process) before they went: never sent.
+    public var dropped: Set<String> = []
 
     public init() {}
 
@@ -57,6 +61,9 @@ struct OutboxDelivery {
     var onProgress: ((Int, Int) -> Void)?
     /// Called while a file goes up with (the file, bytes the server has).
     var onUpload: ((OutboxFile, Int64) -> Void)? = nil
+    /// How long a message is tried (from its first failed try) before it fails with
+    /// "Retry limit exceeded".
+    var retryLimitSeconds: Int64 = Sending.defaultRetryLimitSeconds
 
     /// Sends `candidates` in order. A message counts as due if it was due at `start`; a
     /// run that stops (server gone, busy, or credentials refused) leaves the rest waiting.
@@ -94,20 +101,41 @@ struct OutboxDelivery {
         let at = now()
         var records: [OutboxRecord] = []
         var spent: [OutboxEntry] = []
+        var uploaded: [OutboxEntry] = []
+        var live: [OutboxEntry] = []
+        var results: [BatchResult] = []
+        var flight: Outbox.InFlight?
+        defer { flight?.end() }
+        var failure: APIError?
         do throws(APIError) {
-            var live: [OutboxEntry] = []
             for e in batch {
                 if let why = try uploadFiles(of: e) {
                     records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
                     report.failed.append(failing(e, why))
                 } else {
-                    live.append(e)
+                    uploaded.append(e)
                 }
             }
-            let results = live.isEmpty ? [] : try live[0].kind == .send
-                ? api.sendBatch(live.map(Self.item))
-                : live[0].kind.isMembership ? [try membershipResult(live[0])]
-                : api.applyChanges(live.map(Self.change))
+        } catch {
+            failure = error
+        }
+        if failure == nil {
+            // Right before the request: what `queue drop` took meanwhile stays out, and the
+            // rest is in flight (a drop of it waits) until its verdict is appended below.
+            let claimed = try outbox.claim(uploaded)
+            (live, flight) = (claimed.live, claimed.inFlight)
+            report.dropped.formUnion(claimed.dropped.map(\.localId))
+            spent += claimed.dropped
+            do throws(APIError) {
+                results = live.isEmpty ? [] : try live[0].kind == .send
+                    ? api.sendBatch(live.map(Self.item))
+                    : live[0].kind.isMembership ? [try membershipResult(live[0])]
+                    : api.applyChanges(live.map(Self.change))
+            } catch {
+                failure = error
+            }
+        }
+        if failure == nil {
             for (e, result) in zip(live, results) {
                 switch result.status {
                 case .created, .duplicate:
@@ -134,7 +162,7 @@ struct OutboxDelivery {
                     report.failed.append(failing(e, why))
                 }
             }
-        } catch {
+        } else if let error = failure {
             if error.isTransient || error.isTransportSecurity {
                 let why = DeliveryText.stopped(by: error)
                 report.stopReason = why
@@ -142,11 +170,17 @@ struct OutboxDelivery {
                 var retryAfter: Int64?
                 // A day at most: a wild Retry-After must not park a message for ever (or overflow).
                 if case .server(_, _, _, let seconds?) = error { retryAfter = min(max(Int64(seconds), 0), 86_400) }
-                for e in batch {
+                for e in batch where !report.dropped.contains(e.localId) {
                     // The server's Retry-After binds every message; otherwise a message
                     // tried before it was due keeps the backoff it had.
                     guard due(e) || retryAfter != nil else {
                         report.deferred.append(e)
+                        continue
+                    }
+                    if at.milliseconds - (e.tryingSince ?? at).milliseconds >= retryLimitSeconds * 1000 {
+                        let limitWhy = "\(DeliveryText.retryLimit): tried for \(Sending.duration(retryLimitSeconds)). \(why)"
+                        records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: limitWhy))
+                        report.failed.append(failing(e, limitWhy))
                         continue
                     }
                     let delay = max(Sending.backoff(afterAttempts: e.attempts + 1), retryAfter ?? 0)
@@ -166,7 +200,7 @@ struct OutboxDelivery {
                 } else {
                     why = "\(DeliveryText.other) (\(error))"
                 }
-                for e in batch {
+                for e in batch where !report.dropped.contains(e.localId) {
                     records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
                     report.failed.append(failing(e, why))
                 }

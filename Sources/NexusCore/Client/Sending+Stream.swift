@@ -13,6 +13,8 @@ extension Sending {
         case interrupted(signal: Int32)
         /// This line can't be a message; nothing that arrived with it was queued.
         case refused(line: Int, problem: String)
+        /// The outbox is full (`Outbox.limit`): nothing from this line on was queued.
+        case full(line: Int, StoreError)
         /// A message of the stream failed for good, or the server refused the credentials:
         /// trying the next lines would only fail them too.
         case failed
@@ -36,11 +38,13 @@ extension Sending {
     /// message of the conversation, by the ordering rule. While the server can't be
     /// reached, lines keep being read and queued, and delivery is tried again after
     /// 0.25 s, doubling up to 2 s. `check` vets each line before anything of its arrival is
-    /// queued. `settled` is told each delivery's outcome with the stream's messages that
-    /// reached a verdict in it (sent or failed), in order.
+    /// queued. `queued` is told each line with its message once it is in the outbox.
+    /// `settled` is told each delivery's outcome with the stream's messages that reached a
+    /// verdict in it (sent, failed or dropped), in order.
     public func stream(
         _ input: inout LineStream, conversationId: Int64?, to email: String?, lock: LockPolicy,
-        check: (String) -> String?, settled: (Outcome, [OutboxEntry]) -> Void
+        check: (String) -> String?, queued: ([(line: LineStream.Line, entry: OutboxEntry)]) -> Void = { _ in },
+        settled: (Outcome, [OutboxEntry]) -> Void
     ) throws(StoreError) -> StreamResult {
         var result = StreamResult(end: .endOfInput)
         var conversationId = conversationId
@@ -61,6 +65,11 @@ extension Sending {
                 if conversationId == nil { conversationId = s.message.conversationId }
             }
             for f in report.failed where ids.contains(f.localId) { verdicts[f.localId] = f }
+            // Dropped by `queue drop` in another process: settled, never sent.
+            for var e in pending where report.dropped.contains(e.localId) {
+                e.status = .dropped
+                verdicts[e.localId] = e
+            }
             result.earlierDelivered += report.sent.count(where: { !ids.contains($0.entry.localId) })
             let done = pending.filter { verdicts[$0.localId] != nil }
             pending.removeAll { verdicts[$0.localId] != nil }
@@ -81,8 +90,10 @@ extension Sending {
 
         func enqueue(_ lines: [LineStream.Line]) throws(StoreError) {
             guard !lines.isEmpty else { return }
-            pending += try self.enqueue(lines.map(\.text), conversationId: conversationId, to: email)
+            let entries = try self.enqueue(lines.map(\.text), conversationId: conversationId, to: email)
+            pending += entries
             result.queued += lines.count
+            queued(Array(zip(lines, entries)).map { (line: $0.0, entry: $0.1) })
         }
 
         TerminationGuard.install()
@@ -99,7 +110,15 @@ extension Sending {
                     result.end = .refused(line: line.number, problem: problem)
                     break reading
                 }
-                try enqueue(lines)
+                do {
+                    try enqueue(lines)
+                } catch {
+                    guard error.queueFull != nil, let first = lines.first else { throw error }
+                    _ = input.takePartial()
+                    TerminationGuard.release()
+                    result.end = .full(line: first.number, error)
+                    break reading
+                }
                 if !input.holdsUnqueuedBytes { TerminationGuard.release() }
                 if case .end = event { break reading }
                 if retryAt.map({ Self.clock() >= $0 }) ?? true, !(try deliverPending()) { break reading }

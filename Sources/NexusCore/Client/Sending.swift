@@ -34,7 +34,8 @@ public struct Sending {
     }
 
     public let profile: Profile
-    public let outbox: Outbox
+    /// Its `limit` caps the queue ("Offline queue is full").
+    public var outbox: Outbox
     public let api: any SendingAPI
     public var now: () -> Timestamp = { .now() }
     public var maxItems = 500
@@ -43,6 +44,11 @@ public struct Sending {
     public var onProgress: ((Int, Int) -> Void)?
     /// Called while a file goes up with (the file, bytes the server has).
     public var onUpload: ((OutboxFile, Int64) -> Void)?
+    /// How long a message is tried, from its first failed try, before it fails with
+    /// "Retry limit exceeded" (the product documents' 24 hours of trying).
+    public var retryLimitSeconds = Sending.defaultRetryLimitSeconds
+
+    public static let defaultRetryLimitSeconds: Int64 = 86_400
 
     /// Takes the API already made, so that every check of the command line (the server
     /// addresses among them) has passed before anything is queued.
@@ -99,6 +105,8 @@ public struct Sending {
 
         var chosen: [OutboxEntry] = []
         if let mine {
+            // Dropped (`queue drop`) while this one waited for the lock: never sent.
+            outcome.report.dropped.formUnion(mine.filter { contents.dropped[$0] != nil })
             let keys = Set(entries.filter { mine.contains($0.localId) }.map(Self.key))
             for e in entries where keys.contains(Self.key(e)) {
                 if mine.contains(e.localId) && e.status == .failed {
@@ -120,7 +128,8 @@ public struct Sending {
         let (go, waiting) = Self.order(chosen, ignoreBackoff: ignoreBackoff, at: start)
         outcome.report.waiting += waiting
         let delivery = OutboxDelivery(
-            outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload)
+            outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload,
+            retryLimitSeconds: retryLimitSeconds)
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
             // A delete takes the text off this device too: when sent records still carry it

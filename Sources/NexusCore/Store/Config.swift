@@ -6,6 +6,8 @@
 ///     cacert = /etc/nexus/ca.pem
 ///     allow-plain-http = no
 ///     mark-read = yes
+///     queue-limit = 10000
+///     retry-limit = 24h
 ///
 /// Flags override the environment, which overrides this file.
 public struct Config: Sendable, Equatable {
@@ -20,8 +22,13 @@ public struct Config: Sendable, Equatable {
     /// Reading commands (`tail`, `history`) mark what they print as read, as opening a chat
     /// does in the product documents (like their --read).
     public var markRead = false
+    /// The most messages (queued or failed) a profile's outbox takes ("Offline queue is full").
+    public var queueLimit = Outbox.defaultLimit
+    /// How long a message is tried, from its first failed try, before it fails with
+    /// "Retry limit exceeded".
+    public var retryLimitSeconds = Sending.defaultRetryLimitSeconds
 
-    public static let keys = ["profile", "server", "cacert", "allow-plain-http", "mark-read"]
+    public static let keys = ["profile", "server", "cacert", "allow-plain-http", "mark-read", "queue-limit", "retry-limit"]
 
     public init(profile: String? = nil, server: String? = nil) {
         self.profile = profile
@@ -62,6 +69,17 @@ public struct Config: Sendable, Equatable {
             case "profile": config.profile = value
             case "server": config.server = value
             case "cacert": config.cacert = value
+            case "queue-limit":
+                guard let n = Int(value), n > 0 else {
+                    throw ParseError(path: path, line: index + 1, reason: "'queue-limit' takes a number of messages above 0, got '\(value)'")
+                }
+                config.queueLimit = n
+            case "retry-limit":
+                // A year at most, so the milliseconds can't overflow.
+                guard let seconds = TokenNames.seconds(value), seconds <= 366 * 86_400 else {
+                    throw ParseError(path: path, line: index + 1, reason: "'retry-limit' takes a time such as 24h, 90m, 7d or 3600s, got '\(value)'")
+                }
+                config.retryLimitSeconds = seconds
             case "allow-plain-http", "mark-read":
                 let on: Bool
                 switch value.lowercased() {

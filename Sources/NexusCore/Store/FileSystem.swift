@@ -4,6 +4,19 @@ import LibC
 public struct StoreError: Error, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
+    /// Set when the outbox refused new messages because it is full (`Outbox.limit`).
+    public var queueFull: QueueFull? = nil
+
+    public struct QueueFull: Sendable, Equatable {
+        /// Messages queued or failed in the outbox.
+        public var open: Int
+        public var limit: Int
+
+        public init(open: Int, limit: Int) {
+            self.open = open
+            self.limit = limit
+        }
+    }
 
     public init(path: String, reason: String) {
         self.path = path
@@ -183,6 +196,14 @@ public final class FileLock {
             close(fd)
             fd = -1
         }
+    }
+
+    /// Replaces what the lock file holds (not synced: it means something only while held).
+    public func replaceContents(_ bytes: [UInt8]) throws(StoreError) {
+        guard fd >= 0 else { return }
+        if ftruncate(fd, 0) != 0 { throw .errno(path, "can't truncate") }
+        _ = lseek(fd, 0, SEEK_SET)
+        try FileSystem.writeAll(fd: fd, bytes, path: path)
     }
 
     deinit { unlock() }

@@ -14,11 +14,19 @@ public struct Outbox: Sendable {
     public let file: JSONLinesFile
     public let lockPath: String
     public let flushLockPath: String
+    /// Held by a delivery while one request is in flight, and holding the localIds it
+    /// carries: a drop of one of them waits for the verdict (see Outbox+Drop).
+    public let inFlightPath: String
+    /// The most messages (queued or failed) the outbox takes; nil for no limit.
+    public var limit: Int? = Outbox.defaultLimit
+
+    public static let defaultLimit = 10_000
 
     public init(profile: Profile) {
         self.file = profile.outbox
         self.lockPath = profile.directory + "/outbox.lock"
         self.flushLockPath = profile.directory + "/flush.lock"
+        self.inFlightPath = profile.directory + "/inflight.lock"
     }
 
     public static func newLocalId() -> String { UUID().uuidString.lowercased() }
@@ -35,11 +43,14 @@ public struct Outbox: Sendable {
     /// A ceiling on the attempts counted, so a damaged or hostile count can't overflow.
     static let maxAttempts = 1_000_000
 
-    /// Appends records under the outbox lock and fsyncs them.
+    /// Appends records under the outbox lock and fsyncs them. New messages (`queued`
+    /// records) are refused when they would take the open messages past `limit`.
     public func append(_ records: [OutboxRecord]) throws(StoreError) {
         guard !records.isEmpty else { return }
         let lock = try FileLock.acquire(lockPath)
         defer { lock.unlock() }
+        let adding = records.count(where: { $0.op == .queued })
+        if adding > 0, let limit { try admit(adding, limit: limit) }
         try file.append(records)
     }
 
@@ -87,6 +98,9 @@ public struct Outbox: Sendable {
         public var recordCount: Int
         /// The damaged lines as they are, so a rewrite can keep them.
         var damagedLines: [JSONLinesFile.SkippedLine]
+        /// Messages dropped (`queue drop`), by localId, with when: kept a day across rewrites
+        /// (see `tombstoneSeconds`), so a delivery that waited that long still knows.
+        public var dropped: [String: Timestamp] = [:]
 
         /// Records that could not be read (a torn last line counts once).
         public var damagedRecords: Int { damaged.count + (tornTail ? 1 : 0) }
@@ -96,11 +110,21 @@ public struct Outbox: Sendable {
         let result = try file.read(OutboxRecord.self)
         var order: [String] = []
         var byId: [String: OutboxEntry] = [:]
+        var dropped: [String: Timestamp] = [:]
         for r in result.records {
             if r.op == .queued {
-                guard byId[r.localId] == nil, let entry = Self.entry(queued: r) else { continue }
+                guard byId[r.localId] == nil, dropped[r.localId] == nil, let entry = Self.entry(queued: r) else { continue }
                 order.append(r.localId)
                 byId[r.localId] = entry
+                continue
+            }
+            if r.op == .dropped {
+                // A late drop never undoes an acknowledgement (`drop` writes none then anyway).
+                // A rewrite keeps the tombstone without its message.
+                if byId[r.localId]?.status != .sent {
+                    dropped[r.localId] = r.at
+                    byId[r.localId] = nil
+                }
                 continue
             }
             guard var e = byId[r.localId] else { continue }
@@ -124,19 +148,22 @@ public struct Outbox: Sendable {
                 if e.status == .queued {
                     e.lastError = r.error
                     e.nextAttemptAt = r.nextAttemptAt
+                    if e.tryingSince == nil { e.tryingSince = r.at }
                 }
             case .retry:
                 if e.status == .failed {
                     e.status = .queued
                     e.nextAttemptAt = nil
+                    e.tryingSince = nil
                 }
+            case .dropped: break
             }
             if let c = r.conversationId, e.conversationId == nil { e.conversationId = c }
             byId[r.localId] = e
         }
         return Contents(
             entries: order.compactMap { byId[$0] }, damaged: result.skipped.map(DamagedRecord.init), tornTail: result.tornTail,
-            recordCount: result.records.count, damagedLines: result.skipped)
+            recordCount: result.records.count, damagedLines: result.skipped, dropped: dropped)
     }
 
     public func entries() throws(StoreError) -> [OutboxEntry] { try read().entries }
@@ -169,8 +196,10 @@ public struct Outbox: Sendable {
         defer { lock.unlock() }
         let contents = try read()
         let open = contents.entries.filter { $0.status != .sent }
-        guard force || (contents.recordCount >= 64 && open.count * 4 < contents.recordCount) else { return false }
-        try file.replace(with: Self.records(for: open), keeping: contents.damagedLines)
+        let tombstones = Self.tombstones(contents)
+        let settled = contents.recordCount - tombstones.count
+        guard force || (settled >= 64 && open.count * 4 < settled) else { return false }
+        try file.replace(with: Self.records(for: open) + tombstones, keeping: contents.damagedLines)
         return true
     }
 
@@ -182,15 +211,26 @@ public struct Outbox: Sendable {
         defer { lock.unlock() }
         let contents = try read()
         guard !contents.damaged.isEmpty || contents.tornTail else { return [] }
-        try file.replace(with: Self.records(for: contents.entries.filter { $0.status != .sent }))
+        try file.replace(with: Self.records(for: contents.entries.filter { $0.status != .sent }) + Self.tombstones(contents))
         return contents.damaged
+    }
+
+    /// How long a rewrite keeps a dropped message's tombstone: a `send` that waited for a
+    /// running flush must still learn that its message was dropped, not take it for queued.
+    static let tombstoneSeconds: Int64 = 86_400
+
+    /// The `dropped` records a rewrite keeps (without their messages' text).
+    private static func tombstones(_ contents: Contents, now: Timestamp = .now()) -> [OutboxRecord] {
+        contents.dropped.filter { now.milliseconds - $0.value.milliseconds < tombstoneSeconds * 1000 }
+            .sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+            .map { OutboxRecord(op: .dropped, localId: $0.key, at: $0.value) }
     }
 
     /// Each open message as one `queued` record, plus one verdict record when it has one.
     private static func records(for open: [OutboxEntry]) -> [OutboxRecord] {
         var records: [OutboxRecord] = []
         for e in open {
-            let verdict = e.status == .failed || e.lastError != nil || e.nextAttemptAt != nil
+            let verdict = e.status == .failed || e.lastError != nil || e.nextAttemptAt != nil || e.tryingSince != nil
             var queued = OutboxRecord(
                 op: .queued, localId: e.localId, at: e.queuedAt, conversationId: e.conversationId, to: e.to,
                 text: e.kind == .send || e.kind == .edit || e.kind == .rename ? e.text : nil)
@@ -205,9 +245,14 @@ public struct Outbox: Sendable {
             records.append(queued)
             if e.status == .failed {
                 records.append(OutboxRecord(op: .failed, localId: e.localId, at: e.queuedAt, error: e.lastError))
+            } else if let since = e.tryingSince {
+                // Its time is when the trying began: the retry limit counts from there.
+                records.append(OutboxRecord(op: .deferred, localId: e.localId, at: since, error: e.lastError, nextAttemptAt: e.nextAttemptAt))
             } else if e.lastError != nil || e.nextAttemptAt != nil {
-                records.append(
-                    OutboxRecord(op: .deferred, localId: e.localId, at: e.queuedAt, error: e.lastError, nextAttemptAt: e.nextAttemptAt))
+                // Retried after it failed: the failure and the retry, so the retry limit's
+                // clock stays stopped until its next failed try.
+                records.append(OutboxRecord(op: .failed, localId: e.localId, at: e.queuedAt, error: e.lastError))
+                records.append(OutboxRecord(op: .retry, localId: e.localId, at: e.queuedAt))
             }
         }
         return records

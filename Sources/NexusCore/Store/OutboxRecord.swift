@@ -39,6 +39,9 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
         case deferred
         /// `retry`: a failed message goes back to the queue, due at once.
         case retry
+        /// `queue drop`: the message is never sent. Written under the outbox lock only while
+        /// no delivery has the message in flight (see `Outbox.drop`).
+        case dropped
     }
 
     public var op: Op
@@ -85,7 +88,8 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
 }
 
 public enum OutboxStatus: String, Codable, Sendable {
-    case queued, sending, sent, failed
+    /// `dropped`: taken out by `queue drop`, never sent; only in reports, never in the outbox.
+    case queued, sending, sent, failed, dropped
 }
 
 public struct OutboxEntry: Sendable, Equatable {
@@ -112,6 +116,9 @@ public struct OutboxEntry: Sendable, Equatable {
     public var files: [OutboxFile] = []
     /// An add or remove: the members' emails.
     public var emails: [String] = []
+    /// When its first failed try that may pass (a deferral) happened since it was queued or
+    /// retried: the retry limit counts from here.
+    public var tryingSince: Timestamp? = nil
 
     /// The message a change names, as `CONVERSATION/SEQ`.
     public var targetReference: MessageReference? {

@@ -1,0 +1,98 @@
+import NexusCore
+
+/// `queue drop`: takes queued or failed messages out of the outbox for good.
+enum QueueDrop {
+    static let spec = CommandSpec(
+        name: "drop", summary: "Drop queued or failed messages: they are never sent",
+        usage: ["<localId>... [--yes]"],
+        details: """
+            Takes messages out of the outbox (see their localIds with `nexusctl queue`): a dropped
+            message is never sent, also not by a `queue flush`, `send` or `tail -f` of this profile
+            already running in another process. A message such a delivery is sending at this very
+            moment is waited for: if the server took it, it is reported as sent (too late to drop;
+            `nexusctl delete` takes it back), otherwise it is dropped. On a terminal it asks first;
+            --yes drops without asking (needed when there is no terminal to ask on).
+            Exit status: 0 all dropped; 1 some were already sent; 2 nothing to ask on and no --yes;
+            3 a localId is not in the outbox (nothing was dropped).
+            """,
+        options: [OptionSpec("yes", short: "y", help: "drop without asking")],
+        arguments: 1...Int.max,
+        jsonFields: ["localId", "status", "ref", "maybeSent"],
+        examples: [
+            ("nexusctl queue drop 3f2a…", "drop one message, after a question"),
+            ("nexusctl queue --json | jq -r '.[] | select(.status == \"failed\") | .localId' | xargs nexusctl queue drop --yes",
+             "drop every failed message, from a script"),
+        ],
+        run: run)
+
+    struct View: Encodable {
+        var localId: String
+        /// dropped, or sent when the server already had it.
+        var status: OutboxStatus
+        var ref: MessageReference?
+        /// A delivery that was sending it was killed mid-request: the server may have it.
+        var maybeSent: Bool?
+    }
+
+    static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let ids = context.arguments
+        let output = context.output
+        if !context.invocation.flag("yes") { try confirm(ids, context) }
+        let outcomes: [Outbox.DropOutcome]
+        do throws(Outbox.DropError) {
+            outcomes = try Sending.drop(ids, from: Outbox(profile: context.profile), onWait: {
+                output.note("Waiting for the delivery that is sending one of them right now to finish…")
+            })
+        } catch {
+            switch error {
+            case .notInOutbox(let id):
+                throw CLIError(.notFound, "no message with localId \(id) in the outbox; nothing was dropped", hint: "see them with `nexusctl queue`.")
+            case .store(let error):
+                throw CLIError(error)
+            }
+        }
+        var views: [View] = []
+        var sent: [(String, MessageReference?)] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .dropped(let e, let maybeSent):
+                views.append(View(localId: e.localId, status: .dropped, maybeSent: maybeSent ? true : nil))
+                if maybeSent {
+                    output.warn("\(e.localId): a delivery that was sending it was killed mid-request, so the server may have it; `nexusctl history` shows whether it is there")
+                }
+            case .alreadyDropped(let id):
+                views.append(View(localId: id, status: .dropped))
+            case .alreadySent(let e):
+                let ref = e.conversationId.flatMap { c in e.seq.map { MessageReference(conversationId: c, seq: $0) } }
+                views.append(View(localId: e.localId, status: .sent, ref: ref))
+                sent.append((e.localId, ref))
+            }
+        }
+        if output.json {
+            output.document(views)
+        } else {
+            for v in views { output.line("\(v.status.rawValue) \(v.localId)" + (v.ref.map { " \($0)" } ?? "")) }
+        }
+        guard let first = sent.first else { return .ok }
+        throw CLIError(
+            .failure, "\(sent.count) message(s) were already sent, too late to drop (\(first.0) as \(first.1.map { "\($0)" } ?? "sent"))",
+            hint: first.1.map { "take it back with `nexusctl delete \($0)`." })
+    }
+
+    /// Asks on the terminal, naming what would go; no terminal and no --yes is a usage error.
+    private static func confirm(_ ids: [String], _ context: CommandContext) throws(CLIError) {
+        guard context.terminal.inputIsTerminal else {
+            throw .usage("queue drop asks before it drops, and there is no terminal to ask on", hint: "give --yes to drop without asking.")
+        }
+        let entries = (try? Outbox(profile: context.profile).entries()) ?? []
+        for id in ids {
+            guard let e = entries.first(where: { $0.localId == id }) else { continue }
+            context.terminal.writeErr("  \(e.localId)  \(e.status.rawValue)  \(QueueCommand.what(e).rendered)\n")
+        }
+        context.terminal.writeErr("Drop \(ids.count) message(s)? They will never be sent. [y/N] ")
+        let answer = context.terminal.readInputLine()?.trimmingSpaces().lowercased() ?? ""
+        guard answer == "y" || answer == "yes" else {
+            throw CLIError(.failure, "nothing was dropped")
+        }
+    }
+}

@@ -165,7 +165,8 @@ struct ClusterService: Service {
     }
 }
 
-/// Deletes uploads no message refers to once they are older than a day, every hour.
+/// Deletes uploads no message refers to once they are older than a day, every hour (or,
+/// when tests shrink the day, every time that shorter age passes).
 struct UploadCleanupService: Service {
     let services: AppServices
 
@@ -174,7 +175,7 @@ struct UploadCleanupService: Service {
             while !Task.isCancelled {
                 let before = Timestamp(milliseconds: services.clock().milliseconds - services.limits.unreferencedUploadSeconds * 1000)
                 _ = try? await services.stores.attachments.cleanUp(before: before)
-                try await Task.sleep(for: .seconds(3600))
+                try await Task.sleep(for: .seconds(min(3600, services.limits.unreferencedUploadSeconds)))
             }
         }
     }

@@ -55,6 +55,8 @@ struct OutboxDelivery {
     var onProgress: ((Int, Int) -> Void)?
     /// Called while a file goes up with (the file, bytes the server has).
     var onUpload: ((OutboxFile, Int64) -> Void)? = nil
+    /// Where the bytes acknowledged of each file are noted for `queue`.
+    var progress: UploadProgress? = nil
 
     /// Sends `candidates` in order. A message counts as due if it was due at `start`; a
     /// run that stops (server gone, busy, or credentials refused) leaves the rest waiting.
@@ -162,7 +164,7 @@ struct OutboxDelivery {
             }
         }
         try outbox.append(records)
-        Self.removeSpooledFiles(of: spent)
+        removeSpooledFiles(of: spent)
     }
 
     static func change(_ e: OutboxEntry) -> ChangeItem {

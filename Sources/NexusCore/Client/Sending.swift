@@ -120,7 +120,8 @@ public struct Sending {
         let (go, waiting) = Self.order(chosen, ignoreBackoff: ignoreBackoff, at: start)
         outcome.report.waiting += waiting
         let delivery = OutboxDelivery(
-            outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload)
+            outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload,
+            progress: UploadProgress(profile: profile))
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
             // A delete takes the text off this device too: when sent records still carry it

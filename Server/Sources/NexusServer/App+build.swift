@@ -78,7 +78,8 @@ public func buildApplication(
         router: buildRouter(services),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
-        services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services)]
+        services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
+                   SearchIndexService(services: services, logger: logger)]
             + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)

@@ -73,6 +73,10 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Age at which uploads no message refers to are deleted (default 1d).", visibility: .hidden))
     var uploadCleanupAfter = "1d"
 
+    // Tests hold new messages out of the search index (SQLite) to search them as they wait.
+    @Option(help: ArgumentHelp("Milliseconds the search indexer rests when idle (default 50).", visibility: .hidden))
+    var searchIndexIdleMs: Int64 = 50
+
     @Option(help: ArgumentHelp("bcrypt cost for new password hashes (4 to 31).", visibility: .hidden))
     var bcryptCost: UInt8 = 10
 
@@ -194,6 +198,7 @@ struct Nexusd: AsyncParsableCommand {
         limits.syncWaitCapSeconds = syncWaitCap
         limits.maxAttachmentBytes = Self.parseSize(maxAttachment)!
         limits.unreferencedUploadSeconds = Self.parseDuration(uploadCleanupAfter)!
+        limits.searchIndexIdleMilliseconds = max(1, searchIndexIdleMs)
         var config = ServerConfig(
             host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
             logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost, limits: limits)

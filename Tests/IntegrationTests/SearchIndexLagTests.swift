@@ -72,4 +72,29 @@ struct SearchIndexLagTests {
         #expect(try seqs(bob, ["bistro"]) == [2])
         #expect(try seqs(bob, ["🎉"]) == [])
     }
+
+    // A long backlog (here 12,000 messages held out of the index, then a restart) is
+    // indexed while nexusd serves: /healthz answers at once, the log tells the progress,
+    // and every message is found afterwards.
+    @Test func aBacklogIsIndexedWhileServingWithProgressInTheLog() throws {
+        var server = try TestServer(extraArguments: ["--search-index-idle-ms", "3600000"])
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let id = try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id
+        let api = try alice.api()
+        for b in 0..<24 {
+            _ = try api.sendBatch((0..<500).map { BatchItem(conversationId: id, localId: "b\(b)-\($0)", text: "backlog item\(b * 500 + $0) w\($0 % 7)") })
+        }
+        server.stop()
+        server = try TestServer(directory: server.directory, port: server.port, database: server.databasePath, logLevel: "notice")
+        let health = try HTTPClient(address: try ServerAddress.list(parsing: server.url)[0]).request("GET", "/healthz")
+        #expect(health.status == 200)
+        if Backend.postgres == nil {
+            #expect(server.log.wait(timeout: 60) { $0.contains { $0.contains("search index: 12000 messages wait for the index") } }, "\(server.log.text)")
+            #expect(server.log.wait(timeout: 60) { $0.contains { $0.contains("search index: 12000 messages indexed, 0 to go") } }, "\(server.log.text)")
+            #expect(try waiting(server) == 0)
+        }
+        #expect(try seqs(bob, ["item11999"]) == [12000])
+        #expect(try seqs(bob, ["item0"]) == [1])
+    }
 }

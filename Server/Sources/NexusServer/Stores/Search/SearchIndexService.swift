@@ -15,7 +15,9 @@ struct SearchIndexService: Service {
         try? await cancelWhenGracefulShutdown {
             var failures = 0
             var lastLog = ContinuousClock.now
+            // The messages indexed since the list was last empty, and whether this run logs.
             var done = 0
+            var logging = false
             while !Task.isCancelled {
                 let (indexed, left): (Int, Int)
                 do {
@@ -30,15 +32,19 @@ struct SearchIndexService: Service {
                     continue
                 }
                 failures = 0
+                if done == 0 && indexed > 0 && indexed + left >= Self.logBacklog {
+                    logging = true
+                    lastLog = ContinuousClock.now
+                    logger.notice("search index: \(indexed + left) messages wait for the index; indexing them while serving")
+                }
                 done += indexed
-                if left >= Self.logBacklog || (done >= Self.logBacklog && left == 0) {
-                    if ContinuousClock.now - lastLog >= .seconds(5) || left == 0 {
-                        logger.notice("search index: \(done) messages indexed, \(left) to go")
-                        lastLog = ContinuousClock.now
-                    }
+                if logging && (left == 0 || ContinuousClock.now - lastLog >= .seconds(5)) {
+                    logger.notice("search index: \(done) messages indexed, \(left) to go")
+                    lastLog = ContinuousClock.now
                 }
                 if left == 0 {
                     done = 0
+                    logging = false
                     // Also the index's usual lag (ServerLimits.searchIndexIdleMilliseconds).
                     try await Task.sleep(for: .milliseconds(services.limits.searchIndexIdleMilliseconds))
                 }
@@ -47,5 +53,5 @@ struct SearchIndexService: Service {
     }
 
     /// A backlog this long is logged.
-    static let logBacklog = 50_000
+    static let logBacklog = 10_000
 }

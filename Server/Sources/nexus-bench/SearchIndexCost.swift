@@ -17,8 +17,10 @@ func searchIndexCostMeasures(rounds: Int = 5) {
         return
     }
     let indexedDB = work + "/index-on.sqlite", bareDB = work + "/index-off.sqlite"
-    let (indexed, indexedURL) = startServer(db: indexedDB)
-    let (bare, bareURL) = startServer(db: bareDB)
+    // NEXUS_BENCH_INDEXCOST_ARGS: nexusd options for both, e.g. "--search-index-idle-ms 250".
+    let extra = (ProcessInfo.processInfo.environment["NEXUS_BENCH_INDEXCOST_ARGS"] ?? "").split(separator: " ").map(String.init)
+    let (indexed, indexedURL) = startServer(db: indexedDB, extra: extra)
+    let (bare, bareURL) = startServer(db: bareDB, extra: extra)
     let drop = "DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_update; DROP TRIGGER messages_fts_delete;"
     guard reap(spawn(sqlite3, ["-cmd", ".timeout 5000", bareDB, drop], env: baseEnv)).status == 0 else { fatalError("sqlite3 failed") }
     // To try a setting of the index on the indexed side (NEXUS_BENCH_INDEX_SQL="INSERT INTO
@@ -87,4 +89,22 @@ func searchIndexCostMeasures(rounds: Int = 5) {
     row("  nexusd CPU a batch-ingested message", on.batchCPU, off.batchCPU, unit: "µs", higherIsBetter: false)
     stopServer(indexed)
     stopServer(bare)
+}
+
+/// Waits until no message waits for the search index of the SQLite database `db` (read with
+/// sqlite3); returns the seconds it took (0 without sqlite3).
+func waitForSearchIndex(db: String) -> Double {
+    let sqlite3 = ProcessInfo.processInfo.environment["NEXUS_BENCH_SQLITE3"] ?? "/usr/bin/sqlite3"
+    guard FileManager.default.isExecutableFile(atPath: sqlite3) else { return 0 }
+    let start = now()
+    while now() - start < 600 {
+        let child = spawn(sqlite3, ["-cmd", ".timeout 5000", db, "SELECT COUNT(*) FROM search_pending"], env: baseEnv, captureStdout: true)
+        var out = [UInt8](repeating: 0, count: 64)
+        let n = read(child.stdout!, &out, out.count)
+        close(child.stdout!)
+        _ = reap(child)
+        if n > 0, String(decoding: out[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "0" { break }
+        usleep(200_000)
+    }
+    return now() - start
 }

@@ -74,8 +74,8 @@ struct Nexusd: AsyncParsableCommand {
     var uploadCleanupAfter = "1d"
 
     // Tests hold new messages out of the search index (SQLite) to search them as they wait.
-    @Option(help: ArgumentHelp("Milliseconds the search indexer rests when idle (default 50).", visibility: .hidden))
-    var searchIndexIdleMs: Int64 = 50
+    @Option(help: ArgumentHelp("Milliseconds the search indexer rests when idle (default 250).", visibility: .hidden))
+    var searchIndexIdleMs: Int64 = 250
 
     @Option(help: ArgumentHelp("bcrypt cost for new password hashes (4 to 31).", visibility: .hidden))
     var bcryptCost: UInt8 = 10

@@ -78,7 +78,8 @@ public func buildApplication(
         router: buildRouter(services),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
-        services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services)]
+        services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
+                   SearchIndexService(services: services, logger: logger)]
             + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)
@@ -166,7 +167,8 @@ struct ClusterService: Service {
     }
 }
 
-/// Deletes uploads no message refers to once they are older than a day, every hour.
+/// Deletes uploads no message refers to once they are older than a day, every hour (or,
+/// when tests shrink the day, every time that shorter age passes).
 struct UploadCleanupService: Service {
     let services: AppServices
 
@@ -175,7 +177,7 @@ struct UploadCleanupService: Service {
             while !Task.isCancelled {
                 let before = Timestamp(milliseconds: services.clock().milliseconds - services.limits.unreferencedUploadSeconds * 1000)
                 _ = try? await services.stores.attachments.cleanUp(before: before)
-                try await Task.sleep(for: .seconds(3600))
+                try await Task.sleep(for: .seconds(min(3600, services.limits.unreferencedUploadSeconds)))
             }
         }
     }

@@ -28,6 +28,11 @@ public struct ServerLimits: Sendable {
     public var maxAttachmentBytes: Int64 = 100 * 1024 * 1024
     /// Uploads no message refers to are deleted after this long.
     public var unreferencedUploadSeconds: Int64 = 86_400
+    /// How long the search indexer waits when nothing waits for the index (SQLite): the
+    /// index's usual lag. 250 ms: at 50 ms the passes themselves cost single sends ~10 % of
+    /// nexusd's CPU (docs/benchmarks.md); searches read the waiting messages anyway. Tests
+    /// make it long, so searches take the not-yet-indexed path.
+    public var searchIndexIdleMilliseconds: Int64 = 250
 
     public init() {}
 

@@ -11,35 +11,7 @@ import Glibc
 /// `tailHome`, talking to `tailServer`) follows the conversation; returns each message's
 /// latency from the send's acknowledgement, and from its request, to the line the tail printed (ms).
 func deliveryLatencies(sender: NexusAPI, conversation: Int64, tailHome: String, tailServer: String) -> (acked: [Double], requested: [Double]) {
-    var tailEnv = baseEnv
-    tailEnv["NEXUS_HOME"] = tailHome
-    tailEnv["NEXUS_SERVER"] = tailServer
-    let tailer = spawn(nexusctl, ["tail", "-f", "--json", "-n", "0", String(conversation)], env: tailEnv, captureStdout: true)
-    let lock = NSLock()
-    final class Times: @unchecked Sendable { var printedAt: [String: Double] = [:] }
-    let times = Times()
-    let reader = Thread {
-        var pending = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(tailer.stdout!, &buffer, buffer.count)
-            if n <= 0 { return }
-            let t = now()
-            pending += buffer[0..<n]
-            while let nl = pending.firstIndex(of: 10) {
-                let line = String(decoding: pending[..<nl], as: UTF8.self)
-                pending.removeSubrange(...nl)
-                if let r = line.range(of: "\"localId\":\"") {
-                    let id = line[r.upperBound...].prefix { $0 != "\"" }
-                    lock.lock()
-                    times.printedAt[String(id)] = t
-                    lock.unlock()
-                }
-            }
-        }
-    }
-    reader.start()
-    usleep(500_000)  // let tail -f settle into its long-poll
+    let tail = TailTimer(home: tailHome, server: tailServer, conversation: conversation, field: "localId")
     var latencies: [Double] = []
     var endToEnd: [Double] = []
     for i in 0..<200 {
@@ -47,22 +19,15 @@ func deliveryLatencies(sender: NexusAPI, conversation: Int64, tailHome: String, 
         let requested = now()
         _ = try! sender.send(conversationId: conversation, localId: localId, text: "latency probe \(i)")
         let acked = now()
-        var seen: Double?
         let deadline = acked + 5
-        while seen == nil && now() < deadline {
-            lock.lock()
-            seen = times.printedAt[localId]
-            lock.unlock()
-            if seen == nil { usleep(50) }
-        }
+        let seen = tail.printed(localId, until: deadline)
         // The tail can print before the sender has read its acknowledgement: both follow
         // the same commit. Such a message counts as delivered at once (0 ms).
         latencies.append(max(0, (seen ?? deadline) - acked) * 1000)
         endToEnd.append(((seen ?? deadline) - requested) * 1000)
         usleep(2_000)
     }
-    kill(tailer.pid, SIGTERM)
-    _ = reap(tailer)
+    tail.stop()
     return (latencies, endToEnd)
 }
 

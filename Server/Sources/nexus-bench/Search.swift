@@ -31,6 +31,9 @@ struct SearchBench {
             _ = try! api.sendBatch((0..<perBatch).map { BatchItem(conversationId: conversation, localId: "s-\(b)-\($0)", text: Self.text(b * perBatch + $0)) })
         }
         FileHandle.standardError.write(Data(String(format: "  (filled %d messages in %.1f s)\n", total, now() - fillStart).utf8))
+        // The index lags the commit on SQLite: measure once it caught up with the fill.
+        let caughtUp = waitForSearchIndex(db: work + "/bench.sqlite")
+        FileHandle.standardError.write(Data(String(format: "  (index caught up %.1f s after the fill)\n", caughtUp).utf8))
         let label = total == 1_000_000 ? "1,000,000" : "\(total)"
         func median(_ query: String) -> Double {
             var filter = SearchFilter()

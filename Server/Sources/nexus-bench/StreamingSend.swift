@@ -9,37 +9,7 @@ import Glibc
 /// apart, into one nexusctl; each line's latency from its write to the line a real
 /// `tail -f --json` of the recipient prints. NEXUS_BENCH_ONLY=stream runs only this.
 func streamingSendMeasures(senderHome: String, tailHome: String, recipientEmail: String) {
-    var tailEnv = baseEnv
-    tailEnv["NEXUS_HOME"] = tailHome
-    tailEnv["NEXUS_SERVER"] = url
-    let tailer = spawn(nexusctl, ["tail", "-f", "--json", "-n", "0"], env: tailEnv, captureStdout: true)
-    final class Times: @unchecked Sendable {
-        let lock = NSLock()
-        var printedAt: [String: Double] = [:]
-    }
-    let times = Times()
-    let reader = Thread {
-        var pending = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(tailer.stdout!, &buffer, buffer.count)
-            if n <= 0 { return }
-            let t = now()
-            pending += buffer[0..<n]
-            while let nl = pending.firstIndex(of: 10) {
-                let line = String(decoding: pending[..<nl], as: UTF8.self)
-                pending.removeSubrange(...nl)
-                if let r = line.range(of: "\"text\":\"") {
-                    let text = line[r.upperBound...].prefix { $0 != "\"" }
-                    times.lock.lock()
-                    times.printedAt[String(text)] = t
-                    times.lock.unlock()
-                }
-            }
-        }
-    }
-    reader.start()
-    usleep(500_000)  // let tail -f settle into its long-poll
+    let tail = TailTimer(home: tailHome, server: url, field: "text")
 
     // The streaming sender, with a stdin pipe that stays open.
     var sendEnv = baseEnv
@@ -77,17 +47,10 @@ func streamingSendMeasures(senderHome: String, tailHome: String, recipientEmail:
     let deadline = now() + 10
     var latencies: [Double] = []
     for i in 0..<count {
-        var seen: Double?
-        while seen == nil && now() < deadline {
-            times.lock.lock()
-            seen = times.printedAt["stream line \(i)"]
-            times.lock.unlock()
-            if seen == nil { usleep(1000) }
-        }
+        let seen = tail.printed("stream line \(i)", until: deadline, poll: 1000)
         latencies.append(((seen ?? deadline) - writtenAt[i]) * 1000)
     }
-    kill(tailer.pid, SIGTERM)
-    _ = reap(tailer)
+    tail.stop()
     let p50 = percentile(latencies, 50), p99 = percentile(latencies, 99)
     report("send --each-line: line written → tail -f prints, p50 (1,000 lines, 10 ms apart)", ms(p50), target: "≤ 100 ms", ok: p50 <= 100)
     report("send --each-line: line written → tail -f prints, p99 (1,000 lines, 10 ms apart)", ms(p99), target: "≤ 100 ms", ok: p99 <= 100)

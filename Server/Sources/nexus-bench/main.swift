@@ -54,7 +54,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes, attachments, stream, dist) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
@@ -173,6 +173,9 @@ if only == nil || only == "outbox" {
     report("server: batch ingest, 500 a batch, one client, durable", String(format: "%.0f msg/s", rate), target: "≥ 20,000 msg/s",
            ok: rate >= 20_000)
 }
+
+// MARK: 4b. what the search index costs those two rows (SearchIndexCost.swift)
+if only == nil || only == "indexcost" { searchIndexCostMeasures() }
 
 // MARK: 5. history: server pages from a million messages, offline history from a million cached
 

@@ -69,6 +69,14 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest attachment taken: bytes, or a number with KiB, MiB or GiB.", valueName: "size"))
     var maxAttachment = "100MiB"
 
+    // Tests shrink the day after which uploads no message refers to are deleted.
+    @Option(help: ArgumentHelp("Age at which uploads no message refers to are deleted (default 1d).", visibility: .hidden))
+    var uploadCleanupAfter = "1d"
+
+    // Tests hold new messages out of the search index (SQLite) to search them as they wait.
+    @Option(help: ArgumentHelp("Milliseconds the search indexer rests when idle (default 250).", visibility: .hidden))
+    var searchIndexIdleMs: Int64 = 250
+
     @Option(help: ArgumentHelp("bcrypt cost for new password hashes (4 to 31).", visibility: .hidden))
     var bcryptCost: UInt8 = 10
 
@@ -98,6 +106,9 @@ struct Nexusd: AsyncParsableCommand {
         guard (0...60).contains(syncWaitCap) else { throw ValidationError("--sync-wait-cap must be between 0 and 60") }
         guard Self.parseSize(maxAttachment) != nil else {
             throw ValidationError("--max-attachment takes a size such as 104857600, 100MiB or 2GiB; got '\(maxAttachment)'")
+        }
+        guard let cleanup = Self.parseDuration(uploadCleanupAfter), cleanup > 0 else {
+            throw ValidationError("--upload-cleanup-after takes a duration such as 3600, 90m, 12h or 1d; got '\(uploadCleanupAfter)'")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: give both (PEM files) to serve HTTPS, or neither for plain HTTP")
@@ -186,6 +197,8 @@ struct Nexusd: AsyncParsableCommand {
         limits.sessionMaxAgeSeconds = sessionMaxAge.flatMap(Self.parseDuration)
         limits.syncWaitCapSeconds = syncWaitCap
         limits.maxAttachmentBytes = Self.parseSize(maxAttachment)!
+        limits.unreferencedUploadSeconds = Self.parseDuration(uploadCleanupAfter)!
+        limits.searchIndexIdleMilliseconds = max(1, searchIndexIdleMs)
         var config = ServerConfig(
             host: host, port: port, databasePath: db ?? ServerConfig.defaultDatabasePath(),
             logLevel: Logger.Level(rawValue: logLevel)!, bcryptCost: bcryptCost, limits: limits)

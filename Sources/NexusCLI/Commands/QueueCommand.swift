@@ -38,7 +38,7 @@ enum QueueCommand {
         run: list)
 
     static let entryFields = [
-        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text", "emails",
+        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text", "emails", "files",
     ]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -49,7 +49,8 @@ enum QueueCommand {
             throw CLIError(error)
         }
         if context.output.json {
-            context.output.document(entries.map(EntryView.init))
+            let progress = UploadProgress(profile: context.profile)
+            context.output.document(entries.map { EntryView($0, progress: progress) })
         } else if entries.isEmpty {
             context.output.note("The outbox is empty: everything has been sent.")
         } else {
@@ -136,8 +137,18 @@ enum QueueCommand {
         var text: String
         /// An add's or a remove's members.
         var emails: [String]?
+        /// A send's files; absent when none.
+        var files: [FileView]?
 
-        init(_ e: OutboxEntry) {
+        struct FileView: Encodable {
+            var name: String
+            var size: Int64
+            var sha256: String
+            /// Bytes the server had acknowledged at the last try, when one was made.
+            var uploaded: Int64?
+        }
+
+        init(_ e: OutboxEntry, progress: UploadProgress) {
             kind = e.kind
             emails = e.emails.isEmpty ? nil : e.emails
             localId = e.localId
@@ -151,6 +162,9 @@ enum QueueCommand {
             nextAttemptAt = e.nextAttemptAt
             lastError = e.lastError
             text = e.text
+            files = e.files.isEmpty ? nil : e.files.map {
+                FileView(name: $0.name, size: $0.size, sha256: $0.sha256, uploaded: progress.bytes($0.sha256))
+            }
         }
     }
 }

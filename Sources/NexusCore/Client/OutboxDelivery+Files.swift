@@ -18,7 +18,10 @@ extension OutboxDelivery {
     func uploadFiles(of e: OutboxEntry) throws(APIError) -> String? {
         for file in e.files {
             do {
-                try api.upload(file, onProgress: onUpload.map { report in { done, _ in report(file, done) } })
+                try api.upload(file) { [progress, onUpload] done, _ in
+                    progress?.record(file.sha256, bytes: done)
+                    onUpload?(file, done)
+                }
             } catch {
                 switch error {
                 case .file(let why): return why
@@ -29,7 +32,10 @@ extension OutboxDelivery {
         return nil
     }
 
-    static func removeSpooledFiles(of sent: [OutboxEntry]) {
-        for file in sent.flatMap(\.files) where file.spooled == true { unlink(file.path) }
+    func removeSpooledFiles(of sent: [OutboxEntry]) {
+        for file in sent.flatMap(\.files) {
+            if file.spooled == true { unlink(file.path) }
+            progress?.forget(file.sha256)
+        }
     }
 }

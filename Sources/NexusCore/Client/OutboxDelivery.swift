@@ -64,6 +64,8 @@ struct OutboxDelivery {
     /// How long a message is tried (from its first failed try) before it fails with
     /// "Retry limit exceeded".
     var retryLimitSeconds: Int64 = Sending.defaultRetryLimitSeconds
+    /// Where the bytes acknowledged of each file are noted for `queue`.
+    var progress: UploadProgress? = nil
 
     /// Sends `candidates` in order. A message counts as due if it was due at `start`; a
     /// run that stops (server gone, busy, or credentials refused) leaves the rest waiting.
@@ -207,7 +209,7 @@ struct OutboxDelivery {
             }
         }
         try outbox.append(records)
-        Self.removeSpooledFiles(of: spent)
+        removeSpooledFiles(of: spent)
     }
 
     static func change(_ e: OutboxEntry) -> ChangeItem {

@@ -129,7 +129,7 @@ public struct Sending {
         outcome.report.waiting += waiting
         let delivery = OutboxDelivery(
             outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload,
-            retryLimitSeconds: retryLimitSeconds)
+            retryLimitSeconds: retryLimitSeconds, progress: UploadProgress(profile: profile))
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
             // A delete takes the text off this device too: when sent records still carry it

@@ -39,11 +39,13 @@ struct ChangesController {
         }
         let outcomes = try await changes.apply(accepted.map(\.change))
         var touched = Set<Int64>()
+        var dropped = Set<String>()
         for ((index, change), outcome) in zip(accepted, outcomes) {
             let localId = change.item.localId
             switch outcome {
-            case .created(let m):
+            case .created(let m, let attachments):
                 touched.insert(m.conversationId)
+                dropped.formUnion(attachments.map(\.sha256))
                 results[index] = BatchResult(localId: localId, status: .created, message: m)
             case .duplicate(let m):
                 results[index] = BatchResult(localId: localId, status: .duplicate, message: m)
@@ -52,6 +54,15 @@ struct ChangesController {
             }
         }
         services.notifier.notify(users: Set(touched.flatMap { members[$0] ?? [] }))
+        // After the commit: a blob that fails to go here is unreferenced, so the cleanup
+        // service (UploadCleanupService) takes it later.
+        for sha256 in dropped.sorted() {
+            do {
+                _ = try await services.stores.attachments.release(user: me.id, sha256: sha256)
+            } catch {
+                context.logger.warning("could not drop the blob of a deleted message; the upload cleanup will", metadata: ["sha256": .string(sha256), "error": "\(error)"])
+            }
+        }
         return try jsonResponse(ChangesResponse(results: results.map { $0! }))
     }
 

@@ -26,6 +26,19 @@ protocol AttachmentStore: Sendable {
     func read(user: Int64, sha256: String, range: Range<Int64>, _ piece: (ByteBuffer) async throws -> Void) async throws
     /// Deletes uploads started before `before` that no message refers to; returns how many.
     func cleanUp(before: Timestamp) async throws -> Int
+    /// Deletes the upload and its bytes if no message of `user` refers to it any more (after
+    /// a delete); returns whether it went. The check and the delete are one statement, so a
+    /// message that still names the blob keeps it.
+    func release(user: Int64, sha256: String) async throws -> Bool
+}
+
+/// The test "no message of the uploader names this blob", for both backends: the
+/// `attachments` column is JSON holding each SHA-256 as written, and the UNIQUE
+/// (sender_id, local_id) index narrows the scan to the uploader's messages.
+enum BlobReference {
+    static let unreferenced = """
+        NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = uploads.user_id AND m.attachments LIKE '%' || uploads.sha256 || '%')
+        """
 }
 
 /// The `attachments` column of a message: its attachments as a JSON array, NULL when none.

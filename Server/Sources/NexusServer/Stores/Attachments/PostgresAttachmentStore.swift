@@ -113,13 +113,22 @@ struct PostgresAttachmentStore: AttachmentStore {
 
     func cleanUp(before: Timestamp) async throws -> Int {
         let stale = try await db.rows(
-            """
-            SELECT u.user_id, u.sha256 FROM uploads u WHERE u.created_at < \(before.milliseconds) AND NOT EXISTS (
-                SELECT 1 FROM messages m WHERE m.sender_id = u.user_id AND m.attachments LIKE '%' || u.sha256 || '%')
-            """)
+            "SELECT user_id, sha256 FROM uploads WHERE created_at < \(before.milliseconds) AND \(unescaped: BlobReference.unreferenced)")
         for row in stale {
             try await discard(user: try row["user_id"].decode(Int64.self), sha256: try row["sha256"].decode(String.self))
         }
         return stale.count
+    }
+
+    func release(user: Int64, sha256: String) async throws -> Bool {
+        try await db.transaction { c in
+            let gone = try await c.query(
+                "DELETE FROM uploads WHERE user_id = \(user) AND sha256 = \(sha256) AND \(unescaped: BlobReference.unreferenced) RETURNING sha256",
+                logger: db.logger
+            ).collect()
+            guard !gone.isEmpty else { return false }
+            try await c.query("DELETE FROM upload_chunks WHERE user_id = \(user) AND sha256 = \(sha256)", logger: db.logger)
+            return true
+        }
     }
 }

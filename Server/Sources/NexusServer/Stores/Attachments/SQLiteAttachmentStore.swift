@@ -126,14 +126,26 @@ struct SQLiteAttachmentStore: AttachmentStore {
 
     func cleanUp(before: Timestamp) async throws -> Int {
         let stale = try await db.read(
-            """
-            SELECT u.user_id, u.sha256 FROM uploads u WHERE u.created_at < ? AND NOT EXISTS (
-                SELECT 1 FROM messages m WHERE m.sender_id = u.user_id AND m.attachments LIKE '%' || u.sha256 || '%')
-            """, [.integer(Int(before.milliseconds))])
+            "SELECT user_id, sha256 FROM uploads WHERE created_at < ? AND \(BlobReference.unreferenced)",
+            [.integer(Int(before.milliseconds))])
         for row in stale {
             try await discard(user: Int64(row.column("user_id")?.integer ?? 0), sha256: row.column("sha256")?.string ?? "")
         }
         return stale.count
+    }
+
+    func release(user: Int64, sha256: String) async throws -> Bool {
+        let gone = try await db.writer.perform { c in
+            try await c.query(
+                "DELETE FROM uploads WHERE user_id = ? AND sha256 = ? AND \(BlobReference.unreferenced) RETURNING sha256",
+                [.integer(Int(user)), .text(sha256)])
+        }
+        guard !gone.isEmpty else { return false }
+        try await blocking { [a = path(user, sha256, part: true), b = path(user, sha256, part: false)] in
+            unlink(a)
+            unlink(b)
+        }
+        return true
     }
 }
 

@@ -9,8 +9,9 @@ struct NewChange: Sendable {
 }
 
 enum ChangeOutcome: Sendable {
-    /// Applied now: the message as it is after.
-    case created(Message)
+    /// Applied now: the message as it is after, and the attachments a delete took off it
+    /// (their blobs go once no other message refers to them: AttachmentStore.release).
+    case created(Message, dropped: [Attachment] = [])
     /// This user applied this localId before: the message as it is now, unchanged.
     case duplicate(Message)
     /// Refused, with the error a single change would have had.
@@ -57,10 +58,12 @@ enum ChangeRules {
             m.text = text
             m.editedAt = now
         case .delete:
-            // The tombstone: the seq stays, so pages stay gapless; the text and the reactions go.
+            // The tombstone: the seq stays, so pages stay gapless; the text, the reactions
+            // and the attachments go.
             m.text = ""
             m.deletedAt = now
             m.reactions = nil
+            m.attachments = nil
         case .react, .unreact:
             let emoji = item.emoji ?? ""
             var reactions = m.reactions ?? []

@@ -55,9 +55,11 @@ struct PostgresMessageChangeStore: MessageChangeStore {
         try await c.query(
             """
             UPDATE messages SET text = \(ByteBuffer(string: after.text)), edited_at = \(after.editedAt?.milliseconds),
-                deleted_at = \(after.deletedAt?.milliseconds), reactions = \(ReactionsColumn.encode(after.reactions))
+                deleted_at = \(after.deletedAt?.milliseconds), reactions = \(ReactionsColumn.encode(after.reactions)),
+                attachments = \(AttachmentColumn.encode(after.attachments ?? []))
             WHERE id = \(after.id)
             """, logger: logger)
-        return (.created(after), (after.conversationId, "change", id))
+        let dropped = after.attachments == nil ? before.attachments ?? [] : []
+        return (.created(after, dropped: dropped), (after.conversationId, "change", id))
     }
 }

@@ -42,13 +42,14 @@ struct SQLiteMessageChangeStore: MessageChangeStore {
         // A change that alters nothing is remembered (for its localId) but is no news.
         guard after != before else { return .created(after) }
         _ = try await c.query(
-            "UPDATE messages SET text = ?, edited_at = ?, deleted_at = ?, reactions = ? WHERE id = ?",
+            "UPDATE messages SET text = ?, edited_at = ?, deleted_at = ?, reactions = ?, attachments = ? WHERE id = ?",
             [.text(after.text), after.editedAt.map { .integer(Int($0.milliseconds)) } ?? .null,
              after.deletedAt.map { .integer(Int($0.milliseconds)) } ?? .null,
-             ReactionsColumn.encode(after.reactions).map { .text($0) } ?? .null, .integer(Int(after.id))])
+             ReactionsColumn.encode(after.reactions).map { .text($0) } ?? .null,
+             AttachmentColumn.encode(after.attachments ?? []).map { .text($0) } ?? .null, .integer(Int(after.id))])
         _ = try await c.query(
             "INSERT INTO events (conversation_id, type, ref_id) VALUES (?, 'change', ?)",
             [.integer(Int(after.conversationId)), .integer(recorded.first?.column("id")?.integer ?? 0)])
-        return .created(after)
+        return .created(after, dropped: after.attachments == nil ? before.attachments ?? [] : [])
     }
 }

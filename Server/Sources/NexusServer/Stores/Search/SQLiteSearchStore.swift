@@ -2,8 +2,10 @@ import NexusCore
 import SQLiteNIO
 
 /// Search on SQLite: the FTS5 table `messages_fts` (see SQLiteSchema), an external-content
-/// index of messages.text kept by triggers on insert, update and delete, with the
-/// unicode61 tokenizer removing diacritics.
+/// index of messages.text, with the unicode61 tokenizer removing diacritics. New messages
+/// wait in `search_pending` until SearchIndexService indexes them (moments later, in large
+/// transactions); a search reads the index and, in the same statement, the waiting
+/// messages, which SearchMatch tests here as offline search does.
 struct SQLiteSearchStore: SearchStore {
     let db: SQLiteDatabase
 
@@ -34,6 +36,11 @@ struct SQLiteSearchStore: SearchStore {
             })
         var matchBinds: [SQLiteData] = []
         if let positive = expression.positive { matchBinds.append(.text(positive)) }
+        if expression.positive == nil {
+            // Without the index driving, the waiting messages would come twice, and untested
+            // against the excluded words: the second part of the statement takes them.
+            conditions.append("m.id NOT IN (SELECT id FROM search_pending)")
+        }
         if let onlyExcluded = expression.excludedAlone {
             conditions.append("m.id NOT IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)")
             matchBinds.append(.text(onlyExcluded))
@@ -42,15 +49,54 @@ struct SQLiteSearchStore: SearchStore {
             conditions.append("f.rowid < ?")
             matchBinds.append(.integer(Int(id)))
         }
+        // One statement, so one snapshot: a message is either indexed or waiting, never
+        // both or neither. The waiting ones come unfiltered by words, marked `waiting`.
+        let restSQL = rest.sql.isEmpty ? "" : " AND " + rest.sql.joined(separator: " AND ")
         let sql = """
-            SELECT \(messageColumns) FROM \(from)
+            SELECT * FROM (
+                SELECT \(messageColumns), 0 AS waiting FROM \(from)
+                JOIN members me ON me.conversation_id = m.conversation_id AND me.user_id = ?
+                WHERE \((conditions + rest.sql).joined(separator: " AND "))
+                ORDER BY \(order) DESC LIMIT ?)
+            UNION ALL
+            SELECT \(messageColumns), 1 AS waiting FROM search_pending p JOIN messages m ON m.id = p.id
             JOIN members me ON me.conversation_id = m.conversation_id AND me.user_id = ?
-            WHERE \((conditions + rest.sql).joined(separator: " AND "))
-            ORDER BY \(order) DESC LIMIT ?
+            WHERE 1\(restSQL)
             """
-        // Binds follow the placeholders' order: viewer, MATCH ones, then the rest.
-        let all = [binds[0]] + matchBinds + binds.dropFirst() + [.integer(scope.limit)]
-        return try await db.read(sql, all).map { try Rows.message($0) }
+        // Binds follow the placeholders' order: viewer, MATCH ones, the rest, the limit; then
+        // the waiting part's viewer and rest.
+        let all = [binds[0]] + matchBinds + binds.dropFirst() + [.integer(scope.limit)] + [binds[0]] + binds.dropFirst()
+        var found: [Message] = []
+        for row in try await db.read(sql, all) {
+            let message = try Rows.message(row)
+            if row.column("waiting")?.integer == 1 {
+                guard message.deletedAt == nil, SearchMatch(scope.query, text: message.text).matches else { continue }
+            }
+            found.append(message)
+        }
+        found.sort { $0.id > $1.id }
+        return Array(found.prefix(scope.limit))
+    }
+
+    func indexPending(limit: Int) async throws -> (indexed: Int, left: Int) {
+        // Asked on a reader first, so an idle server's polls never touch the writer.
+        guard try await Self.waiting(db) > 0 else { return (0, 0) }
+        let indexed = try await db.writer.perform(multiStatement: true) { c -> Int in
+            // (FTS5 tables take no RETURNING: the batch is named by its last id.)
+            guard let last = try await c.query(
+                "SELECT MAX(id) AS last, COUNT(*) AS n FROM (SELECT id FROM search_pending ORDER BY id LIMIT ?)", [.integer(limit)]
+            ).first, let upTo = last.column("last")?.integer else { return 0 }
+            _ = try await c.query(
+                "INSERT INTO messages_fts(rowid, text) SELECT m.id, m.text FROM search_pending p JOIN messages m ON m.id = p.id WHERE p.id <= ?",
+                [.integer(upTo)])
+            _ = try await c.query("DELETE FROM search_pending WHERE id <= ?", [.integer(upTo)])
+            return last.column("n")?.integer ?? 0
+        }
+        return (indexed, try await Self.waiting(db))
+    }
+
+    private static func waiting(_ db: SQLiteDatabase) async throws -> Int {
+        try await db.read("SELECT COUNT(*) AS n FROM search_pending").first?.column("n")?.integer ?? 0
     }
 
     /// The FTS5 expression of the query's word terms: each a quoted phrase of its tokens

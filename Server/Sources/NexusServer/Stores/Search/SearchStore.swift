@@ -17,6 +17,9 @@ struct SearchScope: Sendable {
 protocol SearchStore: Sendable {
     /// Matching messages, newest (highest id) first, at most `scope.limit`.
     func matches(_ scope: SearchScope) async throws -> [Message]
+    /// Indexes up to `limit` messages that wait for the index; returns how many it took and
+    /// how many still wait. Where the index follows the commit itself (PostgreSQL), (0, 0).
+    func indexPending(limit: Int) async throws -> (indexed: Int, left: Int)
 }
 
 /// The conditions both backends add beside the index: the caller's membership, the
@@ -31,6 +34,8 @@ struct SearchConditions {
     ) -> SearchConditions {
         var c = SearchConditions()
         c.sql.append("m.sent_at >= me.joined_at")
+        // A tombstone has no text, but a query of excluded words alone would still take it.
+        c.sql.append("m.deleted_at IS NULL")
         let f = scope.filter
         if !f.conversations.isEmpty {
             c.sql.append("m.conversation_id IN (" + f.conversations.map { bind(.int($0)) }.joined(separator: ", ") + ")")

@@ -64,6 +64,7 @@ enum HistoryCommand {
         let forward = all || after != nil
         let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all, forward: forward)
         printer.markRead = context.invocation.flag("read") || context.config.markRead
+        ChatHeader.show(conversationId: conversationId, me: me.id, context: context)
         let reading = try context.reading()
         do throws(ReadError) {
             if forward {

@@ -42,12 +42,13 @@ enum TailCommand {
             OptionSpec("cursor", .value(placeholder: "NAME"), help: "with -f, keep the saved position under NAME (one per tail -f)"),
             OptionSpec("read", help: "mark messages read as they are printed (`mark-read = yes` in the config does it always)"),
             OptionSpec("receipts", help: "also print a line when someone's delivered or read mark moves (always in JSON)"),
+            OptionSpec("presence", help: "with -f, also print a line when someone comes online or goes offline"),
         ],
         arguments: 0...1,
         requirements: [.session],
         deliversQueueAfterwards: true,
         jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "status", "statusText",
-                     "userId", "user", "kind", "at", "until"],
+                     "userId", "user", "kind", "at", "until", "online", "lastSeenAt"],
         examples: [
             ("nexusctl tail -f --json | jq -r .text", "follow everything, text only"),
             ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "a desktop notification for each incoming message"),
@@ -63,6 +64,9 @@ enum TailCommand {
         let hook = context.invocation.value("exec").map { Hook(command: $0, context: context) }
         if hook != nil && !follow { throw .usage("--exec runs for messages as they arrive; it needs -f") }
         let position = follow ? try openPosition(conversationId: conversationId, context) : nil
+        if context.invocation.flag("presence") && !follow { throw .usage("--presence prints people coming and going as it happens; it needs -f") }
+        // Held open, the tail keeps its user online until it ends.
+        if follow { try LivePresence.start(context) }
         if !follow && context.invocation.value("cursor") != nil {
             throw .usage("--cursor names the saved position of a `tail -f`; it needs -f")
         }
@@ -71,8 +75,10 @@ enum TailCommand {
         printer.showReceipts = context.invocation.flag("receipts")
         let members = try context.read { r throws(ReadError) in try r.members(of: conversationId) }
         printer.learn(members.value)
-        let options = FeedFollower.Options(
+        if let conversationId { ChatHeader.show(members, conversationId: conversationId, me: me.id, context: context) }
+        var options = FeedFollower.Options(
             conversationId: conversationId, lines: lines, startFromNewest: context.invocation.value("lines") != nil, follow: follow)
+        options.presence = context.invocation.flag("presence")
         let feed = TailFeed(printer: printer, hook: hook, options: options, context: context)
         let follower = FeedFollower(source: try context.api(), position: position, options: options, consumer: feed)
         follower.cache = FeedCache(profile: context.profile, me: me.id)

@@ -198,6 +198,20 @@ enum PostgresSchema {
             // Files are mostly compressed already: no TOAST compression to try on every row.
             "ALTER TABLE upload_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
         ],
+        [
+            // i16-presence: leases of live clients (Stores/Presence), shared by the replicas.
+            """
+            CREATE TABLE presence_leases (
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                client TEXT NOT NULL,
+                polling BOOLEAN NOT NULL,
+                renewed_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                ended BOOLEAN NOT NULL,
+                PRIMARY KEY (user_id, client)
+            )
+            """,
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

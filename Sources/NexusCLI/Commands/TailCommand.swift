@@ -57,6 +57,11 @@ enum TailCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        // Held open, the tail keeps its user online until it ends; named before its first request.
+        if context.invocation.flag("follow") {
+            _ = try context.requireSession()
+            try LivePresence.start(context)
+        }
         let me = try context.me()
         let lines = try context.intOption("lines", default: 50, range: 0...Limits.maxPageSize)
         let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
@@ -65,8 +70,7 @@ enum TailCommand {
         if hook != nil && !follow { throw .usage("--exec runs for messages as they arrive; it needs -f") }
         let position = follow ? try openPosition(conversationId: conversationId, context) : nil
         if context.invocation.flag("presence") && !follow { throw .usage("--presence prints people coming and going as it happens; it needs -f") }
-        // Held open, the tail keeps its user online until it ends.
-        if follow { try LivePresence.start(context) }
+
         if !follow && context.invocation.value("cursor") != nil {
             throw .usage("--cursor names the saved position of a `tail -f`; it needs -f")
         }

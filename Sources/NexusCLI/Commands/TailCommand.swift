@@ -27,6 +27,15 @@ enum TailCommand {
             from the newest N messages; some may repeat, and seqs may be reused. Connection
             losses and server restarts are retried until interrupted.
 
+            While `tail -f` runs you count as online for the others; when it ends you go offline:
+            at once when it is stopped by Ctrl-C, SIGTERM or SIGHUP, within about 5 s when it is
+            killed or its connection is lost. With --presence it also prints a line when someone
+            you share a conversation with comes online or goes offline (at the start, one for each
+            who is online); in JSON, "type" is "presence", with "userId", "user", "online" and
+            "lastSeenAt". Without --presence no such line is printed, in text or JSON. On a
+            terminal, a direct conversation opens with the other person's state: "Bob · Online",
+            or "Bob · Last seen 2h ago".
+
             --exec CMD runs CMD with /bin/sh for each incoming message (not your own), one at a time:
             the message's JSON on its stdin; NEXUS_CONVERSATION_ID, NEXUS_MESSAGE_ID, NEXUS_SEQ,
             NEXUS_LOCAL_ID, NEXUS_SENDER, NEXUS_SENDER_NAME, NEXUS_SENDER_ID, NEXUS_SENT_AT,

@@ -1,7 +1,8 @@
 import NexusCore
 
-/// The first line of `tail` and `history` of a direct conversation in text, as the
-/// product's chat screen shows it: "Bob · Online", "Bob · Last seen 2h ago".
+/// The first line of `tail` and `history` of a direct conversation on a terminal, as the
+/// product's chat screen shows it: "Bob · Online", "Bob · Last seen 2h ago". For people
+/// only, like "is typing…": text read by a program (a pipe, a file) keeps one line a message.
 enum ChatHeader {
     /// The header for `conversation` seen by `me`; nil for a group. `offline`: the
     /// state is from the cache, so "Online" would be a guess and is not said.
@@ -20,7 +21,7 @@ enum ChatHeader {
 
     /// Prints the header of a conversation whose members were read already.
     static func show(_ members: Fetched<Reading.Members>, conversationId: Int64, me: Int64, context: CommandContext) {
-        guard !context.output.json, let c = members.value.conversations.first(where: { $0.id == conversationId }),
+        guard !context.output.json, context.terminal.outputIsTerminal, let c = members.value.conversations.first(where: { $0.id == conversationId }),
               let line = line(c, me: me, offline: members.offlineReason != nil, output: context.output)
         else { return }
         context.output.line(line)
@@ -28,7 +29,7 @@ enum ChatHeader {
 
     /// Reads the conversation's members (the server's, else the cache's) and prints its header.
     static func show(conversationId: Int64, me: Int64, context: CommandContext) {
-        guard !context.output.json else { return }
+        guard !context.output.json, context.terminal.outputIsTerminal else { return }
         guard let members = try? context.read({ r throws(ReadError) in try r.members(of: conversationId) }) else { return }
         show(members, conversationId: conversationId, me: me, context: context)
     }

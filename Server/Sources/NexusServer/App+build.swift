@@ -79,7 +79,8 @@ public func buildApplication(
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
         services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
-                   SearchIndexService(services: services, logger: logger)]
+                   SearchIndexService(services: services, logger: logger),
+                   PresenceService(services: services)]
             + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
             onListening(config.host, channel.localAddress?.port ?? config.port)
@@ -128,6 +129,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     HooksController(hooks: services.stores.hooks, services: services).addRoutes(to: authenticated)
     SearchController(search: services.stores.search, services: services).addRoutes(to: authenticated)
     MembersController(services: services).addRoutes(to: authenticated)
+    PresenceController(services: services).addRoutes(to: authenticated)
     AttachmentsController(
         store: services.stores.attachments, messages: services.stores.messages, services: services, tracker: UploadTracker()
     ).addRoutes(to: authenticated)

@@ -17,6 +17,9 @@ struct AppServices: Sendable {
     /// removed through another replica must be shut out at once, as a logout is.
     let membership: MembershipCache
     let presence = Presence()
+    /// Presence held by live clients: this replica's polls, and everyone's leases.
+    let holds = PresenceHolds()
+    let board = PresenceBoard()
     let typing = TypingBoard()
     let passwords: Passwords
     let limits: ServerLimits
@@ -40,10 +43,15 @@ struct AppServices: Sendable {
     }
 
     /// A user as others should see them: with presence from memory over the stored last seen.
+    /// Online: a one-off request in the last 60 s, or a live client's lease (a held `tail -f`).
     func present(_ user: User) -> User {
         var u = user
+        let now = clock()
         if let seen = presence.lastSeen(user.id), seen > (u.lastSeenAt ?? Timestamp(milliseconds: 0)) { u.lastSeenAt = seen }
-        u.online = u.lastSeenAt.map { clock().milliseconds - $0.milliseconds < Presence.onlineWindowMs } ?? false
+        let recent = u.lastSeenAt.map { now.milliseconds - $0.milliseconds < Presence.onlineWindowMs } ?? false
+        let held = board.state(of: user.id)
+        if let held, held.lastAt > (u.lastSeenAt ?? Timestamp(milliseconds: 0)) { u.lastSeenAt = min(held.lastAt, now) }
+        u.online = recent || (held.map { $0.until > now } ?? false)
         return u
     }
 
@@ -90,7 +98,7 @@ struct AppServices: Sendable {
         } else {
             try await slide(&session, hash: hash, now: now)
         }
-        presence.touch(session.user.id, at: now)
+        try await seen(session.user, request: request, at: now)
         return Caller(user: session.user, tokenHash: hash, access: session.access)
     }
 

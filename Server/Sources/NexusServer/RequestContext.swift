@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import Foundation
 
 struct AppRequestContext: RequestContext {
@@ -7,10 +8,13 @@ struct AppRequestContext: RequestContext {
     var clientAddress: String?
     /// Set by AuthenticationMiddleware; read it as `caller`.
     var identity: Caller?
+    /// The connection, so a held long poll can tell when its client goes away.
+    var channel: (any Channel)?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.clientAddress = source.channel.remoteAddress?.ipAddress
+        self.channel = source.channel
     }
 
     /// Large enough for a 64 KiB message escaped as JSON (up to 6 bytes a byte).

@@ -35,6 +35,8 @@ struct AuthorizationMatrixTests {
         Endpoint(method: .post, path: "/v1/conversations/{c}/typing", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/sync?conversation={c}", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/sync?conversation={c}&last=5", memberStatus: .ok),
+        // i16-presence: a member's contacts' presence; a non-member learns nothing of it.
+        Endpoint(method: .get, path: "/v1/sync?conversation={c}&presence=", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/messages/{m}/status", memberStatus: .ok, nonMemberCode: "message_not_found"),
         Endpoint(method: .post, path: "/v1/hooks", body: #"{"conversationId":{c}}"#, memberStatus: .created),
         // i17-attachments: message 2 carries a file (see `sendWithFile`).

@@ -58,6 +58,8 @@ struct ScopeMatrixTests {
         Row(route: "POST /v1/messages/changes", path: "/v1/messages/changes",
             body: #"{"changes":[{"conversationId":{c},"localId":"r-{n}","kind":"react","seq":1,"emoji":"👍"}]}"#, need: .send),
         Row(route: "GET /v1/search", path: "/v1/search?q=hi", need: .read),
+        // i16-presence: a live client's goodbye only makes its own user offline sooner.
+        Row(route: "DELETE /v1/presence/{client}", path: "/v1/presence/c{n}", need: nil),
         // Hooks hold secrets and post as bots: managed by a session only, like tokens.
         Row(route: "POST /v1/hooks", path: "/v1/hooks", body: #"{"conversationId":{c},"name":"new-{n}"}"#, need: .manage),
         Row(route: "GET /v1/hooks", path: "/v1/hooks", need: .manage),

@@ -3,27 +3,40 @@ import NexusCore
 enum ConvosCommand {
     static let spec = CommandSpec(
         name: "convos", summary: "List your conversations, most recent first",
-        usage: ["[--search QUERY] [--unread] [--limit N]"],
+        usage: ["[--search QUERY] [--unread] [--limit N] [-f]"],
         details: """
             Each row: the name (the other person's, or the group's; ● when they are online), when the
             last message came ("Just now", "5m", "2h", "Yesterday", "Mon", "12/24"), how many messages
             you have not read, and the last message (with "You: " when it was yours, and ✓✓ once it
             has been read). When the server can't be reached, lists them from the local cache and
             says so. With --json: {"conversations": [...], "users": [...], "offline": bool}.
+
+            With -f (follow) it keeps running and shows every change: a new message, an unread
+            count, someone typing, someone coming online or going offline. On a terminal it redraws
+            the list in place; printed to a pipe or a file it prints the whole list again after each
+            change, with a blank line between; with --json it prints NDJSON: at the start one line
+            per conversation ("type": "conversation", the fields above) and one per contact who
+            is online ("type": "presence"), then one line per change: "conversation" (the row as
+            it now is), "presence" ("userId", "user", "online", "lastSeenAt") or "typing"
+            ("conversationId", "userId", "user", "until"). While it runs you count as online.
+            Ctrl-C, SIGTERM or SIGHUP end it cleanly.
             """,
         options: [
             OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or last messages containing QUERY (any case)"),
             OptionSpec("unread", help: "only conversations with unread messages"),
             OptionSpec("limit", .value(placeholder: "N"), help: "at most N conversations"),
+            OptionSpec("follow", short: "f", help: "keep running and show the list again whenever it changes"),
         ],
         requirements: [.session], deliversQueueAfterwards: true,
-        jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy"],
+        jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy",
+                     "type", "userId", "user", "online", "lastSeenAt", "conversationId", "until"],
         examples: [("nexusctl convos --unread", "what is waiting for me"), ("nexusctl convos --fields id,title --json | jq -r '.conversations[] | \"\\(.id) \\(.title)\"'", "ids and names for a script")],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.me().id
         let limit = try context.intOption("limit", default: Int.max, range: 1...Int.max)
+        if context.invocation.flag("follow") { return try ConvosFollow(context: context, me: me, limit: limit).run() }
         let fetched = try context.read { reading throws(ReadError) in try reading.conversations() }
         let list = fetched.value
         let offline = fetched.offlineReason != nil
@@ -45,8 +58,13 @@ enum ConvosCommand {
             context.output.note(total == 0 ? "No conversations yet. Start one with: nexusctl new <email>" : "No conversations match.")
             return .ok
         }
+        printTable(shown, me: me, people: people, offline: offline, output: context.output)
+        return .ok
+    }
+
+    /// The list as a table: ID, name (● when online), when, unread count, last message.
+    static func printTable(_ shown: [ConversationSummary], me: Int64, people: [Int64: User], offline: Bool, output: Output) {
         let now = Timestamp.now()
-        let output = context.output
         var rows: [[TerminalText]] = []
         rows.reserveCapacity(shown.count)
         for c in shown {
@@ -63,7 +81,6 @@ enum ConvosCommand {
             rows.append(["\(c.id)", mark + TerminalText(c.title(viewer: me, users: people)), "\(SmartTime.short(c.updatedAt, now: now))", unread, last])
         }
         output.table(rows, header: ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"])
-        return .ok
     }
 
     /// Most recent first; then --search (names and last message, any case) and --unread.

@@ -10,7 +10,9 @@ enum HistoryCommand {
         details: """
             \(Conversations.argumentHelp)
             Each page prints oldest to newest and ends with the command for the next older page,
-            or "No more messages" at the start of the conversation.
+            or "No more messages" at the start of the conversation. On a terminal, a direct
+            conversation opens with the other person's state: "Bob · Online", or "Bob · Last seen
+            2h ago".
 
             --before takes a seq (`--before 451`: messages 401 to 450 with the default limit),
             a message id (`--before id:4711`), or an ISO-8601 time (`--before 2026-11-21T18:00:00Z`,
@@ -64,6 +66,7 @@ enum HistoryCommand {
         let forward = all || after != nil
         let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all, forward: forward)
         printer.markRead = context.invocation.flag("read") || context.config.markRead
+        ChatHeader.show(conversationId: conversationId, me: me.id, context: context)
         let reading = try context.reading()
         do throws(ReadError) {
             if forward {

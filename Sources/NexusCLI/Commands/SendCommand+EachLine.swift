@@ -7,6 +7,8 @@ extension SendCommand {
         guard context.arguments.count == 1 else { throw .usage("--each-line reads the messages from stdin; give no <text>") }
         // Every check that can fail as a usage error comes before the outbox is touched.
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
+        // A long-running sender keeps its user online until its input ends.
+        try LivePresence.start(context)
         let sending = try OutboxSending.sending(context)
         let output = context.output
         var printed = 0
@@ -44,6 +46,8 @@ extension SendCommand {
             throw CLIError(error)
         }
         let report = result.lastReport
+        // The input ended (or the sending stopped): say goodbye now. A signal says it on its way out.
+        if case .interrupted = result.end {} else { TerminationGuard.sayFarewell() }
         print(SendView.views(result.stillQueued, report, warnings: warnings))
         if output.json && (printed > 0 || result.queued > 0) { output.endList(empty: printed == 0) }
         if result.earlierDelivered > 0 { output.note("Also delivered \(result.earlierDelivered) earlier queued message(s) of this conversation.") }

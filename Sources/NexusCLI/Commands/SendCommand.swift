@@ -24,6 +24,8 @@ enum SendCommand {
             message (a NUL, too long) stops the stream with exit 2; nothing that arrived with it is
             queued, the lines before it are. Each message's status is printed once, when it is
             sent, or at the end while it still waits; with --json, a list written as it grows.
+            While it runs you count as online; at the end of its input, or on SIGINT or SIGTERM, it
+            tells the server, and you are offline at once.
 
             Messages are written to the profile's outbox, and synced to disk, before anything is sent;
             earlier queued messages of the same conversation go first (a message queued to an email

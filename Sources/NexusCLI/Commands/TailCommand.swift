@@ -27,6 +27,15 @@ enum TailCommand {
             from the newest N messages; some may repeat, and seqs may be reused. Connection
             losses and server restarts are retried until interrupted.
 
+            While `tail -f` runs you count as online for the others; when it ends you go offline:
+            at once when it is stopped by Ctrl-C, SIGTERM or SIGHUP, within about 5 s when it is
+            killed or its connection is lost. With --presence it also prints a line when someone
+            you share a conversation with comes online or goes offline (at the start, one for each
+            who is online); in JSON, "type" is "presence", with "userId", "user", "online" and
+            "lastSeenAt". Without --presence no such line is printed, in text or JSON. On a
+            terminal, a direct conversation opens with the other person's state: "Bob · Online",
+            or "Bob · Last seen 2h ago".
+
             --exec CMD runs CMD with /bin/sh for each incoming message (not your own), one at a time:
             the message's JSON on its stdin; NEXUS_CONVERSATION_ID, NEXUS_MESSAGE_ID, NEXUS_SEQ,
             NEXUS_LOCAL_ID, NEXUS_SENDER, NEXUS_SENDER_NAME, NEXUS_SENDER_ID, NEXUS_SENT_AT,
@@ -42,12 +51,13 @@ enum TailCommand {
             OptionSpec("cursor", .value(placeholder: "NAME"), help: "with -f, keep the saved position under NAME (one per tail -f)"),
             OptionSpec("read", help: "mark messages read as they are printed (`mark-read = yes` in the config does it always)"),
             OptionSpec("receipts", help: "also print a line when someone's delivered or read mark moves (always in JSON)"),
+            OptionSpec("presence", help: "with -f, also print a line when someone comes online or goes offline"),
         ],
         arguments: 0...1,
         requirements: [.session],
         deliversQueueAfterwards: true,
         jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "status", "statusText",
-                     "userId", "user", "kind", "at", "until"],
+                     "userId", "user", "kind", "at", "until", "online", "lastSeenAt"],
         examples: [
             ("nexusctl tail -f --json | jq -r .text", "follow everything, text only"),
             ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "a desktop notification for each incoming message"),
@@ -56,6 +66,11 @@ enum TailCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        // Held open, the tail keeps its user online until it ends; named before its first request.
+        if context.invocation.flag("follow") {
+            _ = try context.requireSession()
+            try LivePresence.start(context)
+        }
         let me = try context.me()
         let lines = try context.intOption("lines", default: 50, range: 0...Limits.maxPageSize)
         let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
@@ -63,6 +78,8 @@ enum TailCommand {
         let hook = context.invocation.value("exec").map { Hook(command: $0, context: context) }
         if hook != nil && !follow { throw .usage("--exec runs for messages as they arrive; it needs -f") }
         let position = follow ? try openPosition(conversationId: conversationId, context) : nil
+        if context.invocation.flag("presence") && !follow { throw .usage("--presence prints people coming and going as it happens; it needs -f") }
+
         if !follow && context.invocation.value("cursor") != nil {
             throw .usage("--cursor names the saved position of a `tail -f`; it needs -f")
         }
@@ -71,8 +88,10 @@ enum TailCommand {
         printer.showReceipts = context.invocation.flag("receipts")
         let members = try context.read { r throws(ReadError) in try r.members(of: conversationId) }
         printer.learn(members.value)
-        let options = FeedFollower.Options(
+        if let conversationId { ChatHeader.show(members, conversationId: conversationId, me: me.id, context: context) }
+        var options = FeedFollower.Options(
             conversationId: conversationId, lines: lines, startFromNewest: context.invocation.value("lines") != nil, follow: follow)
+        options.presence = context.invocation.flag("presence")
         let feed = TailFeed(printer: printer, hook: hook, options: options, context: context)
         let follower = FeedFollower(source: try context.api(), position: position, options: options, consumer: feed)
         follower.cache = FeedCache(profile: context.profile, me: me.id)

@@ -37,6 +37,10 @@ final class TailFeed: FeedConsumer {
         printer.delivered(messages)
     }
 
+    func presence(_ states: [PresenceState], initial: Bool) {
+        printer.show(presence: states, initial: initial)
+    }
+
     func notice(_ notice: FeedNotice) {
         let output = context.output
         switch notice {

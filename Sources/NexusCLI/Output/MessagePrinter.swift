@@ -96,6 +96,9 @@ final class MessagePrinter {
         }
     }
 
+    /// Who `userId` is, as far as the feed has told.
+    func person(_ userId: Int64) -> User? { people[userId] }
+
     private func name(_ userId: Int64) -> String {
         userId == me.id ? "You" : people[userId]?.shownName ?? "user \(userId)"
     }

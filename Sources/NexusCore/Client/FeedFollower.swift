@@ -17,6 +17,9 @@ public protocol FeedConsumer: AnyObject {
     /// place of the server's until it is back.
     func showCached(_ messages: [Message])
     func notice(_ notice: FeedNotice)
+    /// Contacts whose presence changed (`initial`: everyone's state at the start), when
+    /// the follower was asked to follow presence.
+    func presence(_ states: [PresenceState], initial: Bool)
     /// Asked before each request; false ends `run` (tests; nexusctl runs until killed).
     func keepFollowing() -> Bool
 }
@@ -24,6 +27,7 @@ public protocol FeedConsumer: AnyObject {
 extension FeedConsumer {
     public func keepFollowing() -> Bool { true }
     public func showCached(_ messages: [Message]) {}
+    public func presence(_ states: [PresenceState], initial: Bool) {}
 }
 
 /// What a person should be told; the follower goes on after each.
@@ -58,6 +62,8 @@ public final class FeedFollower {
         /// `-n` given: start from the newest `lines` even when a position is saved.
         public var startFromNewest: Bool
         public var follow: Bool
+        /// Also follow contacts' presence (`tail -f --presence`, `convos -f`).
+        public var presence = false
         public var waitSeconds = 25
         public var firstBackoffMs: UInt32 = 200
         public var maxBackoffMs: UInt32 = 5000
@@ -80,6 +86,9 @@ public final class FeedFollower {
     public private(set) var cursor: FeedCursor?
     /// Where what arrives is kept; nil keeps nothing (tests).
     public var cache: FeedCache?
+    /// The presence digest of the last answer ("" before the first), and who was online then.
+    var presenceDigest: String?
+    var knownPresence: [Int64: PresenceState]?
 
     /// `position` is required when following and ignored otherwise.
     public init(source: any FeedSource, position: FeedPosition?, options: Options, consumer: any FeedConsumer) {
@@ -87,6 +96,7 @@ public final class FeedFollower {
         self.position = options.follow ? position : nil
         self.options = options
         self.consumer = consumer
+        self.presenceDigest = options.presence ? "" : nil
     }
 
     /// Prints the start, then, when following, follows until the consumer says stop or a
@@ -101,7 +111,8 @@ public final class FeedFollower {
         if cursor == nil && !offline {
             var recent: SyncResponse?
             do throws(APIError) {
-                recent = try source.sync(from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0)
+                recent = try source.sync(
+                    from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0, presence: presenceDigest)
             } catch {
                 guard error.isNetwork else { throw .api(error) }
                 offline = true
@@ -143,11 +154,13 @@ public final class FeedFollower {
                 if let after = cursor {
                     // While offline, probe without waiting, so the reconnection is noticed at once.
                     batch = try source.sync(
-                        from: after, last: nil, conversationId: options.conversationId, waitSeconds: offline ? 0 : options.waitSeconds)
+                        from: after, last: nil, conversationId: options.conversationId, waitSeconds: offline ? 0 : options.waitSeconds,
+                        presence: presenceDigest)
                 } else {
                     // No position yet (started offline, or the server's history changed):
                     // join after the newest messages, which are shown as news.
-                    batch = try source.sync(from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0)
+                    batch = try source.sync(
+                        from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0, presence: presenceDigest)
                 }
             } catch {
                 if error.isUnknownCursor {
@@ -196,6 +209,7 @@ public final class FeedFollower {
         // The batch's cursor may lie past its last event (the head of a `last` answer).
         if cursor != batch.position { try save(batch.position, durable: true) }
         consumer.end(batch, live: live)
+        takePresence(batch)
     }
 
     private func save(_ position: FeedCursor, durable: Bool) throws(FeedError) {

@@ -4,6 +4,18 @@ public protocol FeedSource: AnyObject {
     /// The server, as a person would name it in a message.
     var serverName: String { get }
     func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int) throws(APIError) -> SyncResponse
+    /// The same, with contacts' presence after the digest `presence` (see NexusAPI).
+    func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, presence: String?)
+        throws(APIError) -> SyncResponse
+}
+
+extension FeedSource {
+    /// A source without presence (core tests' fakes) answers without it.
+    public func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, presence: String?)
+        throws(APIError) -> SyncResponse
+    {
+        try sync(from: cursor, last: last, conversationId: conversationId, waitSeconds: waitSeconds)
+    }
 }
 
 extension NexusAPI: FeedSource {

@@ -15,6 +15,10 @@ public final class NexusAPI {
     /// The server this client talks to now.
     public var address: ServerAddress { addresses[current] }
     public var token: String?
+    /// Set by a live client (`tail -f`, `convos -f`, `send --each-line`): sent as
+    /// `Nexus-Presence` on every request, so its user stays online while it runs and goes
+    /// offline when it ends (`leave`), rather than 60 s after its last request.
+    public var presenceClient: String?
     public let tls: TLSOptions
     /// True once any request has been answered without an error: the server is there.
     public private(set) var hasReachedServer = false
@@ -146,7 +150,16 @@ public final class NexusAPI {
     public func sync(from cursor: FeedCursor?, last: Int? = nil, conversationId: Int64? = nil, waitSeconds: Int = 0)
         throws(APIError) -> SyncResponse
     {
+        try sync(from: cursor, last: last, conversationId: conversationId, waitSeconds: waitSeconds, presence: nil)
+    }
+
+    /// The same, also asking for contacts' presence when it differs from `presence` (the
+    /// last `presenceDigest`, "" at first).
+    public func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, presence: String?)
+        throws(APIError) -> SyncResponse
+    {
         var query: [String] = []
+        if let presence { query.append("presence=" + percentEncode(presence)) }
         if let cursor {
             query.append("after=\(cursor.id)")
             if let check = cursor.check { query.append("check=" + percentEncode(check)) }
@@ -157,6 +170,11 @@ public final class NexusAPI {
         return try call(
             "GET", "/v1/sync" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")),
             timeoutMs: Int32(waitSeconds * 1000 + 15_000))
+    }
+
+    /// The live client is going away: its user is offline at once unless another is live.
+    public func leave(presenceClient client: String) throws(APIError) {
+        _ = try raw("DELETE", "/v1/presence/" + percentEncode(client), body: nil as [UInt8]?, timeoutMs: 2_000)
     }
 
     // MARK: - Plumbing
@@ -184,6 +202,7 @@ public final class NexusAPI {
     ) throws(APIError) -> HTTPResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let presenceClient { headers.append(("Nexus-Presence", presenceClient)) }
         // Checked before any connection: a secret must never leave in the clear.
         if !tls.allowPlainHTTP, token != nil || path == "/v1/login" || path == "/v1/register",
            let open = addresses.first(where: { !$0.isTLS && !$0.isLoopback })

@@ -10,10 +10,11 @@ import LibC
 /// would not hold it off.
 public enum TerminationGuard {
     /// [0]: inside the window; [1]: the signal that arrived inside it, or 0; [2]: the
-    /// process group of a running child to end with us (a hook), or 0.
-    nonisolated(unsafe) private static let state: UnsafeMutablePointer<sig_atomic_t> = {
-        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 3)
-        p.initialize(repeating: 0, count: 3)
+    /// process group of a running child to end with us (a hook), or 0; [3]: the signal
+    /// the farewell thread is ending the process for, or 0.
+    nonisolated(unsafe) static let state: UnsafeMutablePointer<sig_atomic_t> = {
+        let p = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 4)
+        p.initialize(repeating: 0, count: 4)
         return p
     }()
 
@@ -48,11 +49,13 @@ public enum TerminationGuard {
     /// right after.
     public static func held<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         guard installed else { return try body() }
+        lockWindow()
         state[0] = 1
         defer {
             state[0] = 0
+            unlockWindow()
             let pending = state[1]
-            if pending != 0 { endProcess(pending) }
+            if pending != 0 { finish(pending) }
         }
         return try body()
     }
@@ -61,7 +64,9 @@ public enum TerminationGuard {
     /// while it has read bytes that are not yet in the outbox.
     public static func hold() {
         guard installed else { return }
+        lockWindow()
         state[0] = 1
+        unlockWindow()
     }
 
     /// Ends the hold; a signal that arrived meanwhile ends the process now.
@@ -69,7 +74,7 @@ public enum TerminationGuard {
         guard installed else { return }
         state[0] = 0
         let pending = state[1]
-        if pending != 0 { endProcess(pending) }
+        if pending != 0 { finish(pending) }
     }
 
     /// The signal that arrived during a hold, or 0.
@@ -78,13 +83,18 @@ public enum TerminationGuard {
     fileprivate static func arrived(_ signal: Int32) {
         if state[0] != 0 {
             state[1] = signal
+        } else if farewellPipe >= 0, state[3] == 0 {
+            // A goodbye can't be said from a signal handler: the farewell thread says it.
+            state[3] = signal
+            var byte: UInt8 = 1
+            _ = write(farewellPipe, &byte, 1)
         } else {
             endProcess(signal)
         }
     }
 
     /// The default action of `signal`, so the parent sees the process killed by it.
-    private static func endProcess(_ sig: Int32) -> Never {
+    static func endProcess(_ sig: Int32) -> Never {
         if state[2] > 0 { kill(-state[2], SIGTERM) }
         signal(sig, SIG_DFL)
         var set = sigset_t()

@@ -155,11 +155,20 @@ public struct SyncResponse: Codable, Sendable {
     public var cursorCheck: String?
     /// Who is typing in the viewer's conversations right now (not part of the cursor).
     public var typing: [Typing]?
-    public init(events: [SyncEvent], cursor: Int64, cursorCheck: String? = nil, typing: [Typing]? = nil) {
+    /// Asked with `presence=`: every contact's state, when it differs from the digest given.
+    public var presence: [PresenceState]?
+    /// Asked with `presence=`: pass it back as `presence` to hear of the next change.
+    public var presenceDigest: String?
+    public init(
+        events: [SyncEvent], cursor: Int64, cursorCheck: String? = nil, typing: [Typing]? = nil,
+        presence: [PresenceState]? = nil, presenceDigest: String? = nil
+    ) {
         self.events = events
         self.cursor = cursor
         self.cursorCheck = cursorCheck
         self.typing = typing
+        self.presence = presence
+        self.presenceDigest = presenceDigest
     }
 
     /// Where this answer leaves a reader of the feed.

@@ -58,13 +58,21 @@ struct SyncController {
             }
         }
 
+        // `presence=DIGEST` (empty at first): also report contacts' presence when it moved.
+        let askedPresence = request.uri.queryParameters["presence"].map(String.init)
         if let last = try request.queryInt("last") {
             guard (0...Int64(Limits.maxPageSize)).contains(last) else {
                 throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
             }
             let (events, head) = try await feed.lastMessageEvents(viewer: me.id, conversationId: conversationId, count: Int(last))
             let headEvent = events.last?.id == head ? events.last : try await event(at: head, viewer: me.id, conversationId: conversationId)
-            return try jsonResponse(SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of)))
+            var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of))
+            if let askedPresence {
+                let snapshot = services.presenceSnapshot(of: try await contacts(of: me.id, conversationId: conversationId))
+                if snapshot.digest != askedPresence { response.presence = snapshot.states }
+                response.presenceDigest = snapshot.digest
+            }
+            return try jsonResponse(response)
         }
 
         let after = try request.queryInt("after") ?? 0
@@ -86,6 +94,9 @@ struct SyncController {
             }
         }
         defer { if wait > 0 { services.polls.release(me.id) } }
+        let hold = try await holdPresence(request, context: context, user: me.id, wait: wait)
+        defer { hold?.end() }
+        let contacts = askedPresence == nil ? [] : try await contacts(of: me.id, conversationId: conversationId)
         let deadline = ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds))
         let started = services.clock()
         while true {
@@ -95,12 +106,15 @@ struct SyncController {
             // Typing is news too: a poll answers early when someone starts typing.
             let (typing, freshTyping) = services.typing.active(
                 for: me.id, conversationId: conversationId, now: services.clock(), since: started)
-            if !events.isEmpty || freshTyping || remaining <= .zero || services.notifier.isShutDown {
+            let snapshot = askedPresence.map { _ in services.presenceSnapshot(of: contacts) }
+            let presenceMoved = snapshot.map { $0.digest != askedPresence } ?? false
+            if !events.isEmpty || freshTyping || presenceMoved || remaining <= .zero || services.notifier.isShutDown {
                 let presented = events.map(present)
                 return try jsonResponse(SyncResponse(
                     events: presented, cursor: presented.last?.id ?? after,
                     cursorCheck: presented.isEmpty ? (after > 0 ? check : nil) : presented.last?.check,
-                    typing: typing.isEmpty ? nil : typing))
+                    typing: typing.isEmpty ? nil : typing,
+                    presence: presenceMoved ? snapshot?.states : nil, presenceDigest: snapshot?.digest))
             }
             let notifier = services.notifier
             await withGracefulShutdownHandler {

@@ -46,7 +46,8 @@ final class PostgresDatabase: Database {
             database: db, users: PostgresUserStore(db: db), conversations: conversations, messages: PostgresMessageStore(db: db),
             changes: PostgresMessageChangeStore(db: db),
             receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations),
-            tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), search: PostgresSearchStore(db: db), attachments: PostgresAttachmentStore(db: db), bus: db)
+            tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), search: PostgresSearchStore(db: db), attachments: PostgresAttachmentStore(db: db),
+            presence: PostgresPresenceStore(db: db), bus: db)
     }
 
     private init(primary: PostgresPrimary, logger: Logger) {

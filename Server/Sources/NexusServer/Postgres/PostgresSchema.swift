@@ -204,6 +204,20 @@ enum PostgresSchema {
             // NULL for every other message.
             "ALTER TABLE messages ADD COLUMN membership TEXT",
         ],
+        [
+            // i16-presence: leases of live clients (Stores/Presence), shared by the replicas.
+            """
+            CREATE TABLE presence_leases (
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                client TEXT NOT NULL,
+                polling BOOLEAN NOT NULL,
+                renewed_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                ended BOOLEAN NOT NULL,
+                PRIMARY KEY (user_id, client)
+            )
+            """,
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

@@ -62,7 +62,8 @@ final class SQLiteDatabase: Database {
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
             changes: SQLiteMessageChangeStore(db: db),
             receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations),
-            tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), search: SQLiteSearchStore(db: db), attachments: SQLiteAttachmentStore(db: db, folder: blobFolder(path)), bus: nil)
+            tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), search: SQLiteSearchStore(db: db), attachments: SQLiteAttachmentStore(db: db, folder: blobFolder(path)),
+            presence: SQLitePresenceStore(), bus: nil)
     }
 
     /// The blob folder beside the database file: `nexus.sqlite` keeps its files in

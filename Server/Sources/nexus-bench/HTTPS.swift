@@ -67,8 +67,9 @@ func httpsMeasures(plainSendMs: Double?, plainDeliveryP99: Double?, plainRate: D
         pairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
     }
     // Eight threads, as the plain row (Throughput.swift).
+    let clients = pairs  // a constant the client threads share
     let seconds = runClients(senders) { s in
-        let (api, conv) = pairs[s]
+        let (api, conv) = clients[s]
         for i in 0..<perSender { _ = try! api.send(conversationId: conv, localId: "tls-\(s)-\(i)", text: "throughput \(i)") }
     }
     let rate = Double(senders * perSender) / seconds

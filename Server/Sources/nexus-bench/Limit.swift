@@ -50,9 +50,12 @@ nonisolated(unsafe) var measuredLimit: Double?
 func limit() -> Double {
     if let measuredLimit { return measuredLimit }
     _ = limitRate(url: url, clients: 8, perClient: 500)  // warm up
+    let cpu0 = cpuSeconds(of: server.pid)
     let rate = limitRate(url: url, clients: 8, perClient: 5000)
+    let cpu = (cpuSeconds(of: server.pid) - cpu0) / 40_000 * 1e6
     measuredLimit = rate
     report("limit: trivial Hummingbird route, same load generator, 8 keep-alive clients", String(format: "%.0f req/s", rate))
+    report("  nexusd CPU per request of the limit route", String(format: "%.0f µs", cpu))
     return rate
 }
 

@@ -14,8 +14,9 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> 
         pairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
     }
     let serverCPU0 = cpuSeconds(of: pid), selfCPU0 = cpuSeconds(of: getpid())
+    let clients = pairs  // a constant the client threads share
     let seconds = runClients(senders) { s in
-        let (api, conv) = pairs[s]
+        let (api, conv) = clients[s]
         for i in 0..<perSender {
             _ = try! api.send(conversationId: conv, localId: "tp-\(s)-\(i)", text: "throughput \(i)")
         }

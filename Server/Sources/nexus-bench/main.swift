@@ -278,8 +278,9 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
     }
     let pgPerSender = 500
     let cpuA0 = cpuSeconds(of: replicaA.pid) + cpuSeconds(of: replicaB.pid)
+    let clients = pgPairs  // a constant the client threads share
     let pgSeconds = runClients(8) { s in
-        let (api, conv) = pgPairs[s]
+        let (api, conv) = clients[s]
         for i in 0..<pgPerSender { _ = try! api.send(conversationId: conv, localId: "pg-tp-\(s)-\(i)", text: "throughput \(i)") }
     }
     let pgRate = Double(8 * pgPerSender) / pgSeconds

@@ -57,6 +57,7 @@ _ = bobAPI
 // NEXUS_BENCH_ONLY=throughput (or commands, outbox, history, search, convos, replicas, changes, attachments, stream, dist) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
+// NEXUS_BENCH_BASELINE=1 adds the send path before issue 19 to the throughput rows (Throughput.swift).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run.
 var plainSendMs: Double?

@@ -50,7 +50,16 @@ final class SQLiteDatabase: Database {
                 readers.append(reader)
             }
         }
-        let direct = path == ":memory:" || !useDirect ? nil : try SQLiteDirect(path: path, thread: writerPool)
+        let direct: SQLiteDirect?
+        do {
+            direct = path == ":memory:" || !useDirect ? nil : try SQLiteDirect(path: path, thread: writerPool)
+        } catch {
+            for reader in readers where reader !== writeConnection { try? await reader.close() }
+            try? await writeConnection.close()
+            try? await writerPool.shutdownGracefully()
+            try? await readerPool.shutdownGracefully()
+            throw error
+        }
         let writer = SQLiteWriter(connection: writeConnection, direct: direct, insertMessages: SQLiteMessageStore.insert)
         return SQLiteDatabase(writer: writer, readers: readers, pools: [writerPool, readerPool], logger: logger)
     }

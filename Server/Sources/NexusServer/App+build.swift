@@ -20,6 +20,8 @@ public struct ServerConfig: Sendable {
     /// Tests only (`--clock-offset-file`): seconds to add to the clock, read from this
     /// file at each look at it.
     public var clockOffsetFile: String?
+    /// `make bench` only (`--bench-routes`, `--bench-baseline`): see BenchOptions.
+    public var bench = BenchOptions()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10,
@@ -59,7 +61,7 @@ public func buildApplication(
             try DatabaseFiles.prepare(path: path, ownFolder: (path as NSString).deletingLastPathComponent == defaultFolder)
         }
         do {
-            stores = try await SQLiteDatabase.stores(path: path, logger: logger)
+            stores = try await SQLiteDatabase.stores(path: path, direct: !config.bench.baseline, logger: logger)
         } catch {
             throw DatabaseFailure.wrap(error, path: path)
         }
@@ -75,7 +77,7 @@ public func buildApplication(
             maxHeaderFieldSize: limits.maxHeaderFieldBytes, maxHeaderListSize: limits.maxHeaderBytes,
             maxHeaderFieldCount: limits.maxHeaderCount))
     var app = Application(
-        router: buildRouter(services),
+        router: buildRouter(services, bench: config.bench),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
         services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
@@ -102,9 +104,10 @@ func offsetClock(_ file: String) -> @Sendable () -> Timestamp {
     }
 }
 
-func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
+func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions()) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ErrorMiddleware())
+    if bench.routes { BenchRoutes.add(to: router) }
     router.get("healthz") { _, _ in
         guard StorageCondition.shared.recentlyFull else { return try jsonResponse(["status": "ok"]) }
         return try jsonResponse(["status": "storage_full"], status: .serviceUnavailable)
@@ -118,7 +121,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     UsersController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     ConversationsController(users: services.stores.users, conversations: services.stores.conversations, services: services)
         .addRoutes(to: authenticated)
-    MessagesController(messages: services.stores.messages, services: services).addRoutes(to: authenticated)
+    MessagesController(messages: services.stores.messages, services: services, handJSON: !bench.baseline).addRoutes(to: authenticated)
     ChangesController(changes: services.stores.changes, services: services).addRoutes(to: authenticated)
     ReceiptsController(
         receipts: services.stores.receipts, conversations: services.stores.conversations, messages: services.stores.messages,

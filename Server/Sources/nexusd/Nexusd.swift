@@ -84,6 +84,13 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Longest sync long poll, in seconds (0 to 60).", visibility: .hidden))
     var syncWaitCap: Int64 = 60
 
+    // `make bench` only: the trivial route it measures the limit with, and the old send path.
+    @Flag(help: ArgumentHelp("Add the bench's trivial route (make bench only).", visibility: .hidden))
+    var benchRoutes = false
+
+    @Flag(help: ArgumentHelp("Send the way nexusd did before issue 19, to compare (make bench only).", visibility: .hidden))
+    var benchBaseline = false
+
     func validate() throws {
         guard Self.parseListen(listen) != nil else {
             throw ValidationError("--listen takes host:port, such as 127.0.0.1:8787 or [::1]:0; got '\(listen)'")
@@ -213,6 +220,8 @@ struct Nexusd: AsyncParsableCommand {
         defer { reloader?.cancel() }
         let scheme = config.tls == nil ? "http" : "https"
         config.clockOffsetFile = clockOffsetFile
+        config.bench.routes = benchRoutes
+        config.bench.baseline = benchBaseline
         let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.

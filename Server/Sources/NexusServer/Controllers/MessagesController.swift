@@ -5,6 +5,8 @@ import NexusCore
 struct MessagesController {
     let messages: any MessageStore
     let services: AppServices
+    /// The answer to a send written by hand (JSONWriter); false only for `--bench-baseline`.
+    var handJSON = true
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("conversations/:id/messages", use: send)
@@ -29,11 +31,11 @@ struct MessagesController {
         case .created(let message):
             services.notifier.notify(users: members)
             services.hooks.committed(in: [id])
-            return try jsonResponse(SendResponse(message: message, duplicate: false), status: .created)
+            return try sendResponse(SendResponse(message: message, duplicate: false), status: .created)
         case .duplicate(let message) where message.conversationId != id:
             throw Self.localIdReused
         case .duplicate(let message):
-            return try jsonResponse(SendResponse(message: message, duplicate: true))
+            return try sendResponse(SendResponse(message: message, duplicate: true))
         }
     }
 
@@ -116,6 +118,10 @@ struct MessagesController {
         services.notifier.notify(users: Set(touched.flatMap { members[$0] ?? [] }))
         services.hooks.committed(in: touched)
         return try jsonResponse(BatchSendResponse(results: results.map { $0! }))
+    }
+
+    private func sendResponse(_ answer: SendResponse, status: HTTPResponse.Status = .ok) throws -> Response {
+        handJSON ? jsonResponse(bytes: answer.jsonBytes(), status: status) : try jsonResponse(answer, status: status)
     }
 
     static let localIdReused = APIError(

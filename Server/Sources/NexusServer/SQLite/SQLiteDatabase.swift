@@ -15,7 +15,7 @@ final class SQLiteDatabase: Database {
     private let pools: [NIOThreadPool]
     let logger: Logger
 
-    static func open(path: String, readers readerCount: Int = 2, logger: Logger) async throws -> SQLiteDatabase {
+    static func open(path: String, readers readerCount: Int = 2, direct useDirect: Bool = true, logger: Logger) async throws -> SQLiteDatabase {
         let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
         // SQLite gets threads of its own: on the shared pool, a few bcrypt hashes would
         // stall every query, and one writer thread hands work over with less contention.
@@ -50,13 +50,23 @@ final class SQLiteDatabase: Database {
                 readers.append(reader)
             }
         }
-        let writer = SQLiteWriter(connection: writeConnection, insertMessages: SQLiteMessageStore.insert)
+        let direct: SQLiteDirect?
+        do {
+            direct = path == ":memory:" || !useDirect ? nil : try SQLiteDirect(path: path, thread: writerPool)
+        } catch {
+            for reader in readers where reader !== writeConnection { try? await reader.close() }
+            try? await writeConnection.close()
+            try? await writerPool.shutdownGracefully()
+            try? await readerPool.shutdownGracefully()
+            throw error
+        }
+        let writer = SQLiteWriter(connection: writeConnection, direct: direct, insertMessages: SQLiteMessageStore.insert)
         return SQLiteDatabase(writer: writer, readers: readers, pools: [writerPool, readerPool], logger: logger)
     }
 
     /// The stores of a SQLite database at `path` (or ":memory:").
-    static func stores(path: String, logger: Logger) async throws -> Stores {
-        let db = try await open(path: path, logger: logger)
+    static func stores(path: String, direct: Bool = true, logger: Logger) async throws -> Stores {
+        let db = try await open(path: path, direct: direct, logger: logger)
         let conversations = SQLiteConversationStore(db: db)
         return Stores(
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),
@@ -100,6 +110,13 @@ final class SQLiteDatabase: Database {
     /// A file locked for longer than `busyTimeoutMs`, or a full disk, as DatabaseUnavailable:
     /// answered 503 with Retry-After, so clients keep the message and try again later.
     static func surfaced(_ error: any Error) -> any Error {
+        if let e = error as? DirectSQLiteError {
+            switch e.code {
+            case 5, 6: return DatabaseUnavailable()  // SQLITE_BUSY, SQLITE_LOCKED
+            case 13: return DatabaseUnavailable(reason: .storageFull)  // SQLITE_FULL
+            default: return error
+            }
+        }
         guard let e = error as? SQLiteError else { return error }
         switch e.reason {
         case .busy, .busyTimeout, .busyInRecovery, .busyInSnapshot, .locked: return DatabaseUnavailable()

@@ -19,14 +19,19 @@ actor SQLiteWriter {
     /// Writes one group of message requests, with one statement where it can.
     typealias InsertMessages = @Sendable ([NewMessage], SQLiteConnection) async throws -> [SendOutcome]
     private let insertMessages: InsertMessages
+    /// The connection sends take when there is one (not for ":memory:", which is private to
+    /// `connection`): statements kept, and no trip through SQLiteNIO's row hand-offs. It
+    /// writes only from this actor's drain loop, between the other connection's commits.
+    private let direct: SQLiteDirect?
 
     private struct Job {
         let run: @Sendable (SQLiteConnection) async -> Void
         let finish: @Sendable ((any Error)?) -> Void
     }
 
-    init(connection: SQLiteConnection, insertMessages: @escaping InsertMessages) {
+    init(connection: SQLiteConnection, direct: SQLiteDirect? = nil, insertMessages: @escaping InsertMessages) {
         self.connection = connection
+        self.direct = direct
         self.insertMessages = insertMessages
     }
 
@@ -119,7 +124,20 @@ actor SQLiteWriter {
         do {
             let messages = requests.flatMap(\.messages)
             var outcomes: ArraySlice<SendOutcome>
-            if messages.count <= SQLiteMessageStore.rowsPerStatement {
+            if let direct {
+                outcomes = try await direct.run { db in
+                    if messages.count <= SQLiteMessageStore.rowsPerStatement { return try SQLiteMessageStore.insert(messages, on: db) }
+                    _ = try db.query("BEGIN IMMEDIATE")
+                    do {
+                        let outcomes = try SQLiteMessageStore.insert(messages, on: db)
+                        _ = try db.query("COMMIT")
+                        return outcomes
+                    } catch {
+                        _ = try? db.query("ROLLBACK")
+                        throw error
+                    }
+                }[...]
+            } else if messages.count <= SQLiteMessageStore.rowsPerStatement {
                 // One INSERT (its trigger writes the feed), which SQLite commits atomically
                 // and durably by itself: the hot path takes one trip to SQLite's thread.
                 outcomes = try await insertMessages(messages, connection)[...]
@@ -143,6 +161,7 @@ actor SQLiteWriter {
     }
 
     func close() async throws {
+        _ = try? await direct?.run { $0.closeNow() }
         try await connection.close()
     }
 }

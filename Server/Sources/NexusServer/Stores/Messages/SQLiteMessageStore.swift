@@ -24,47 +24,76 @@ struct SQLiteMessageStore: MessageStore {
     static let rowsPerStatement = 500
 
     @Sendable static func insert(_ messages: [NewMessage], on connection: SQLiteConnection) async throws -> [SendOutcome] {
-        let batch = SendBatch(messages)
-        let sentAt = Int(Timestamp.now().milliseconds)
+        let plan = InsertPlan(messages)
         var stored: [MessageKey: SendOutcome] = [:]
-        for chunk in batch.fresh.chunked(by: rowsPerStatement) {
-            let rows = try await connection.query(
-                """
-                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, attachments)
-                SELECT v.column1, c.last_seq + ROW_NUMBER() OVER (PARTITION BY v.column1 ORDER BY v.column5),
-                       v.column2, v.column3, v.column4, MAX(?, c.updated_at), v.column6, v.column7
-                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
-                JOIN conversations c ON c.id = v.column1
-                WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = v.column2 AND m.local_id = v.column3)
-                ORDER BY v.column5
-                RETURNING \(columns)
-                """,
-                [.integer(sentAt)] + chunk.flatMap { index, m -> [SQLiteData] in
-                    [
-                        .integer(Int(m.conversationId)), .integer(Int(m.senderId)), .text(m.localId), .text(m.text), .integer(index),
-                        m.replyTo.map { .integer(Int($0)) } ?? .null,
-                        AttachmentColumn.encode(m.attachments).map(SQLiteData.text) ?? .null,
-                    ]
-                })
-            for row in rows {
-                let m = try Rows.message(row)
-                stored[MessageKey(m)] = .created(m)
+        for (sql, binds) in plan.inserts {
+            for row in try await connection.query(sql, binds) { plan.created(try Rows.message(row), into: &stored) }
+        }
+        for (sql, binds) in plan.resends(stored) {
+            for row in try await connection.query(sql, binds) { plan.resent(try Rows.message(row), into: &stored) }
+        }
+        return try plan.batch.outcomes(stored)
+    }
+
+    /// The same on the writer's direct connection (SQLiteDirect), with its statements kept:
+    /// a group of n single sends uses the same INSERT text every time it has n messages.
+    static func insert(_ messages: [NewMessage], on connection: SQLiteDirect) throws -> [SendOutcome] {
+        let plan = InsertPlan(messages)
+        var stored: [MessageKey: SendOutcome] = [:]
+        for (sql, binds) in plan.inserts {
+            for row in try connection.query(sql, binds) { plan.created(try Rows.message(row), into: &stored) }
+        }
+        for (sql, binds) in plan.resends(stored) {
+            for row in try connection.query(sql, binds) { plan.resent(try Rows.message(row), into: &stored) }
+        }
+        return try plan.batch.outcomes(stored)
+    }
+
+    /// The statements of `insert`, for either connection.
+    struct InsertPlan {
+        let batch: SendBatch
+        let sentAt = Int(Timestamp.now().milliseconds)
+
+        init(_ messages: [NewMessage]) { batch = SendBatch(messages) }
+
+        var inserts: [(String, [SQLiteData])] {
+            batch.fresh.chunked(by: rowsPerStatement).map { chunk in
+                (
+                    """
+                    INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, attachments)
+                    SELECT v.column1, c.last_seq + ROW_NUMBER() OVER (PARTITION BY v.column1 ORDER BY v.column5),
+                           v.column2, v.column3, v.column4, MAX(?, c.updated_at), v.column6, v.column7
+                    FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
+                    JOIN conversations c ON c.id = v.column1
+                    WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = v.column2 AND m.local_id = v.column3)
+                    ORDER BY v.column5
+                    RETURNING \(columns)
+                    """,
+                    [.integer(sentAt)] + chunk.flatMap { index, m -> [SQLiteData] in
+                        [
+                            .integer(Int(m.conversationId)), .integer(Int(m.senderId)), .text(m.localId), .text(m.text), .integer(index),
+                            m.replyTo.map { .integer(Int($0)) } ?? .null,
+                            AttachmentColumn.encode(m.attachments).map(SQLiteData.text) ?? .null,
+                        ]
+                    }
+                )
             }
         }
 
-        // Whatever did not go in was stored before: answer with the original.
-        let resent = batch.fresh.map { MessageKey($0.message) }.filter { stored[$0] == nil }
-        for chunk in resent.chunked(by: 400) {
-            let rows = try await connection.query(
-                "SELECT \(columns) FROM messages WHERE (sender_id, local_id) IN (VALUES "
-                    + Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ") + ")",
-                chunk.flatMap { [.integer(Int($0.sender)), .text($0.localId)] })
-            for row in rows {
-                let m = try Rows.message(row)
-                stored[MessageKey(m)] = .duplicate(m)
+        /// Whatever did not go in was stored before: the queries for the originals.
+        func resends(_ stored: [MessageKey: SendOutcome]) -> [(String, [SQLiteData])] {
+            let resent = batch.fresh.map { MessageKey($0.message) }.filter { stored[$0] == nil }
+            return resent.chunked(by: 400).map { chunk in
+                (
+                    "SELECT \(columns) FROM messages WHERE (sender_id, local_id) IN (VALUES "
+                        + Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ") + ")",
+                    chunk.flatMap { [.integer(Int($0.sender)), .text($0.localId)] }
+                )
             }
         }
-        return try batch.outcomes(stored)
+
+        func created(_ m: Message, into stored: inout [MessageKey: SendOutcome]) { stored[MessageKey(m)] = .created(m) }
+        func resent(_ m: Message, into stored: inout [MessageKey: SendOutcome]) { stored[MessageKey(m)] = .duplicate(m) }
     }
 
     func seq(ofMessage id: Int64, conversationId: Int64) async throws -> Int64? {

@@ -1,0 +1,173 @@
+import NIOPosix
+import SQLiteNIO
+// SQLiteNIO's own copy of SQLite (its symbols prefixed sqlite_nio_), so the process holds
+// one SQLite library: two copies in one process would drop each other's POSIX locks.
+import VaporCSQLite
+
+/// The writer's second connection, for the hot path of sends: the sqlite3 C API directly,
+/// with statements prepared once and kept for the connection's life. SQLiteNIO prepares
+/// every statement anew and hands each result row to an event loop on its own; a group
+/// commit of single sends spent most of its CPU there (docs/benchmarks.md, issue 19).
+///
+/// Only SQLiteWriter uses it, from its drain loop, so writes stay serialised through the
+/// one writer whichever of its two connections they take; every call runs on the writer's
+/// one SQLite thread.
+final class SQLiteDirect: @unchecked Sendable {
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    private let thread: NIOThreadPool
+
+    /// Opens `path` with the writer's settings (WAL, synchronous=FULL: a commit is on disk
+    /// when it returns).
+    init(path: String, thread: NIOThreadPool) throws {
+        self.thread = thread
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let status = sqlite_nio_sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK else {
+            let error = DirectSQLiteError(status: status, db: db)
+            sqlite_nio_sqlite3_close(db)
+            throw error
+        }
+        sqlite_nio_sqlite3_busy_timeout(db, Int32(SQLiteDatabase.busyTimeoutMs))
+        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"] {
+            _ = try query(pragma)
+        }
+    }
+
+    deinit { closeNow() }
+
+    /// Finalizes the kept statements and closes; call it on the SQLite thread (`run`).
+    func closeNow() {
+        for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+        statements = [:]
+        if db != nil { sqlite_nio_sqlite3_close(db) }
+        db = nil
+    }
+
+    /// Runs `body` on the writer's SQLite thread; one hop there and one back.
+    func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteDirect) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            thread.submit { state in
+                guard case .active = state else {
+                    return continuation.resume(throwing: DirectSQLiteError(code: SQLITE_MISUSE, message: "the SQLite thread has stopped"))
+                }
+                continuation.resume(with: Result { try body(self) })
+            }
+        }
+    }
+
+    /// Steps `sql` (prepared on first use, then reused) with `binds`; its rows.
+    func query(_ sql: String, _ binds: [SQLiteData] = []) throws -> [DirectRow] {
+        let statement = try prepared(sql)
+        defer {
+            sqlite_nio_sqlite3_reset(statement)
+            sqlite_nio_sqlite3_clear_bindings(statement)
+        }
+        for (i, bind) in binds.enumerated() {
+            let index = Int32(i + 1)
+            let status: Int32
+            switch bind {
+            case .integer(let v): status = sqlite_nio_sqlite3_bind_int64(statement, index, Int64(v))
+            case .text(let v):
+                status = sqlite_nio_sqlite3_bind_text64(statement, index, v, UInt64(v.utf8.count), transient, UInt8(SQLITE_UTF8))
+            case .null: status = sqlite_nio_sqlite3_bind_null(statement, index)
+            case .float(let v): status = sqlite_nio_sqlite3_bind_double(statement, index, v)
+            case .blob(let v):
+                status = v.withUnsafeReadableBytes {
+                    sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), transient)
+                }
+            }
+            guard status == SQLITE_OK else { throw DirectSQLiteError(status: status, db: db) }
+        }
+        let columns = DirectRow.Columns(statement)
+        var rows: [DirectRow] = []
+        while true {
+            let status = sqlite_nio_sqlite3_step(statement)
+            if status == SQLITE_DONE { return rows }
+            guard status == SQLITE_ROW else { throw DirectSQLiteError(status: status, db: db) }
+            rows.append(DirectRow(statement, columns: columns))
+        }
+    }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let status = sqlite_nio_sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw DirectSQLiteError(status: status, db: db) }
+        statements[sql] = statement
+        return statement
+    }
+}
+
+/// SQLite copies a bound value before the call returns (the C macro SQLITE_TRANSIENT).
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One result row, read out of SQLite before the statement steps on: integers and text
+/// (what the messages table holds), by column name as StoreRow reads them.
+struct DirectRow: StoreRow {
+    /// Column names to indexes, shared by a statement's rows.
+    final class Columns {
+        let index: [String: Int]
+        init(_ statement: OpaquePointer) {
+            var index: [String: Int] = [:]
+            for i in 0..<Int(sqlite_nio_sqlite3_column_count(statement)) {
+                index[String(cString: sqlite_nio_sqlite3_column_name(statement, Int32(i)))] = i
+            }
+            self.index = index
+        }
+    }
+
+    private enum Value { case int(Int64), text(String), null }
+    private let columns: Columns
+    private let values: [Value]
+
+    init(_ statement: OpaquePointer, columns: Columns) {
+        self.columns = columns
+        values = (0..<columns.index.count).map { i in
+            let i = Int32(i)
+            switch sqlite_nio_sqlite3_column_type(statement, i) {
+            case SQLITE_INTEGER: return .int(sqlite_nio_sqlite3_column_int64(statement, i))
+            case SQLITE_NULL: return .null
+            default:
+                guard let text = sqlite_nio_sqlite3_column_text(statement, i) else { return .null }
+                let count = Int(sqlite_nio_sqlite3_column_bytes(statement, i))
+                return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            }
+        }
+    }
+
+    private func value(_ column: String) -> Value {
+        columns.index[column].map { values[$0] } ?? .null
+    }
+
+    func int(_ column: String) -> Int64? {
+        if case .int(let v) = value(column) { return v }
+        return nil
+    }
+
+    func text(_ column: String) -> String? {
+        if case .text(let v) = value(column) { return v }
+        return nil
+    }
+
+    func flag(_ column: String) -> Bool? { int(column).map { $0 != 0 } }
+}
+
+/// A failed call of the sqlite3 API; SQLiteDatabase.surfaced turns busy and full into 503s.
+struct DirectSQLiteError: Error, CustomStringConvertible {
+    /// The primary result code (SQLITE_BUSY, SQLITE_FULL, …), without the extended bits.
+    let code: Int32
+    let message: String
+
+    init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    init(status: Int32, db: OpaquePointer?) {
+        code = status & 0xFF
+        message = sqlite_nio_sqlite3_errmsg(db).map { String(cString: $0) } ?? "SQLite error \(status)"
+    }
+
+    var description: String { "SQLite error \(code): \(message)" }
+}

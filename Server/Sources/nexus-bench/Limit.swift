@@ -1,0 +1,65 @@
+import BenchSupport
+import Foundation
+import NexusCore
+
+// The limit row (issue 19): the same load generator against nexusd's bench-only trivial
+// route (`--bench-routes`, BenchRoutes.swift), so every throughput row can say what
+// fraction of what Hummingbird and this machine can do it reaches, in the same run.
+
+/// Runs `body(client)` on `count` threads at once, each its own keep-alive client, and
+/// returns the wall time. DispatchQueue.concurrentPerform would run only as many at once
+/// as there are cores (2 here), not `count`.
+func runClients(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Double {
+    let done = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    for c in 0..<count {
+        let thread = Thread {
+            go.wait()
+            body(c)
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    let start = now()
+    for _ in 0..<count { go.signal() }
+    for _ in 0..<count { done.wait() }
+    return now() - start
+}
+
+/// Requests a second the trivial route answers: each client posts a send's body and
+/// decodes a send's answer, as NexusAPI.send does.
+func limitRate(url: String, clients: Int, perClient: Int) -> Double {
+    let address = try! ServerAddress(parsing: url)
+    let body = Array(try! JSONEncoder().encode(SendRequest(localId: "tp-0-0", text: "throughput 0")))
+    let seconds = runClients(clients) { _ in
+        let http = HTTPClient(address: address)
+        let decoder = JSONDecoder()
+        for _ in 0..<perClient {
+            let response = try! http.request("POST", "/bench/limit", headers: [("Authorization", "Bearer bench")], body: body)
+            precondition(response.status == 201, "the limit route answered \(response.status): is nexusd started with --bench-routes?")
+            _ = try! decoder.decode(SendResponse.self, from: Data(response.body))
+        }
+    }
+    return Double(clients * perClient) / seconds
+}
+
+/// The limit of this run, measured once, with 8 clients (as the single-send row).
+nonisolated(unsafe) var measuredLimit: Double?
+
+func limit() -> Double {
+    if let measuredLimit { return measuredLimit }
+    _ = limitRate(url: url, clients: 8, perClient: 500)  // warm up
+    let cpu0 = cpuSeconds(of: server.pid)
+    let rate = limitRate(url: url, clients: 8, perClient: 5000)
+    let cpu = (cpuSeconds(of: server.pid) - cpu0) / 40_000 * 1e6
+    measuredLimit = rate
+    report("limit: trivial Hummingbird route, same load generator, 8 keep-alive clients", String(format: "%.0f req/s", rate))
+    report("  nexusd CPU per request of the limit route", String(format: "%.0f µs", cpu))
+    return rate
+}
+
+/// A throughput figure with its fraction of the limit.
+func ofLimit(_ rate: Double, unit: String = "msg/s") -> String {
+    String(format: "%.0f %@ (%.1f%% of the limit)", rate, unit, rate / limit() * 100)
+}

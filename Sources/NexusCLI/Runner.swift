@@ -97,6 +97,7 @@ public enum NexusCLI {
         let context = CommandContext(
             invocation: invocation, output: output, environment: environment, config: config,
             profile: Profile(name: profileName, home: Profile.home(environment: environment)))
+        defer { context.saveRenewedExpiry() }
         do throws(CLIError) {
             if spec.requirements.contains(where: { $0 == .session }) {
                 if let token = environment["NEXUS_TOKEN"]?.trimmingSpaces(), !token.isEmpty {

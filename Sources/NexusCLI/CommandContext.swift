@@ -149,6 +149,20 @@ public final class CommandContext {
         tokenFromEnvironment = true
     }
 
+    /// Saves the session's new expiry when the server stated one that differs from the
+    /// saved one, so the file writes only when the server slid it (about once an hour).
+    /// Not after a logout or another login: only if the file still holds this token.
+    func saveRenewedExpiry() {
+        guard !tokenFromEnvironment, let stated = client?.sessionExpiresAt, var session, session.expiresAt != stated,
+              var saved = try? profile.loadSession(), saved.token == session.token
+        else { return }
+        session.expiresAt = stated
+        self.session = session
+        saved.expiresAt = stated
+        // Best effort: the command's own work is done, and the next answer states it again.
+        try? profile.saveSession(saved)
+    }
+
     /// An integer option, checked against a range.
     public func intOption(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(CLIError) -> Int {
         guard let text = invocation.value(name) else { return fallback }

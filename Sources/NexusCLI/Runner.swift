@@ -108,6 +108,7 @@ public enum NexusCLI {
                 output.warn("the argument '\(text)' has bytes that are not valid UTF-8; they were replaced with U+FFFD (\u{FFFD})")
             }
         }
+        defer { context.saveRenewedExpiry() }
         do throws(CLIError) {
             if spec.requirements.contains(where: { $0 == .session }) {
                 if let token = environment["NEXUS_TOKEN"]?.trimmingSpaces(), !token.isEmpty {

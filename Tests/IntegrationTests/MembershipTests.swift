@@ -20,6 +20,8 @@ struct MembershipTests {
 
     struct History: Decodable {
         var messages: [Line]
+        /// i14-rest: the page is the cache's, the server having said "not a member".
+        var notAMember: Bool?
     }
 
     struct StatusJSON: Decodable {
@@ -82,10 +84,12 @@ struct MembershipTests {
         let remove = try alice.run(["remove", "\(c)", carol.email])
         #expect(remove.code == 0 && remove.out == "Alice removed Carol\n", "\(remove.out)\(remove.err)")
 
-        // Removed: at once the group is not found for carol, as for anyone outside it.
-        let carolHistory = try carol.run(["history", "\(c)"])
-        #expect(carolHistory.code == 3, "\(carolHistory.out)\(carolHistory.err)")
-        #expect(carolHistory.err.contains("not found"), "\(carolHistory.err)")
+        // Removed: at once the group is not found for carol, as for anyone outside it; her
+        // `history` shows what her cache kept (her tail -f saw "hello"), and says why.
+        let carolHistory = try carol.run(["history", "\(c)", "--json"])
+        #expect(carolHistory.code == 0, "\(carolHistory.out)\(carolHistory.err)")
+        #expect(try carolHistory.decode(History.self).notAMember == true, "\(carolHistory.out)")
+        #expect(carolHistory.err.contains("no longer a member"), "\(carolHistory.err)")
         let carolSend = try carol.run(["send", "\(c)", "still here?"])
         #expect(carolSend.code == 3, "\(carolSend.err)")
         // Her `tail -f` of the group, woken by the change, ends with the same answer.
@@ -95,7 +99,9 @@ struct MembershipTests {
 
         let leave = try dave.run(["leave", "\(c)"])
         #expect(leave.code == 0 && leave.out == "Dave left\n", "\(leave.out)\(leave.err)")
-        #expect(try dave.run(["history", "\(c)"]).code == 3)
+        // Dave's cache holds his own leaving (the answer to `leave`): that is what he keeps.
+        let daveHistory = try dave.run(["history", "\(c)", "--json"])
+        #expect(daveHistory.code == 0 && (try? daveHistory.decode(History.self).notAMember) == true, "\(daveHistory.out)\(daveHistory.err)")
         // Nothing to change is no error, and no event.
         let again = try alice.run(["add", "\(c)", bob.email, "--json"])
         let againStatus = try again.decode(ChangeJSON.self).status
@@ -204,8 +210,10 @@ struct MembershipTests {
         #expect(try alice.run(["send", "\(c)", "hello"]).code == 0)
         for _ in 0..<3 { #expect(try carol.run(["history", "\(c)"]).code == 0) }
         #expect(try alice.run(["remove", "\(c)", carol.email]).code == 0)
-        let refused = try carol.run(["history", "\(c)"])
-        #expect(refused.code == 3, "\(refused.out)\(refused.err)")
+        // Her history is now her cache's: the server said she is not a member.
+        let refused = try carol.run(["history", "\(c)", "--json"])
+        #expect(refused.code == 0, "\(refused.out)\(refused.err)")
+        #expect(try refused.decode(History.self).notAMember == true, "\(refused.out)")
         #expect(try carol.run(["send", "\(c)", "through b"]).code == 3)
         // Added again through A: through B at once, with the whole history.
         #expect(try alice.run(["add", "\(c)", carol.email]).code == 0)

@@ -99,7 +99,8 @@ struct AppServices: Sendable {
             try await slide(&session, hash: hash, now: now)
         }
         try await seen(session.user, request: request, at: now)
-        return Caller(user: session.user, tokenHash: hash, access: session.access)
+        return Caller(user: session.user, tokenHash: hash, access: session.access,
+                      sessionExpiresAt: isAccessToken ? nil : session.expiresAt)
     }
 
     /// How stale a session's stored expiry, or a token's last use, may be before a

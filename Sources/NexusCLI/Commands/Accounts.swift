@@ -57,7 +57,7 @@ enum Accounts {
     static func save(_ auth: AuthResponse, _ context: CommandContext, verb: String) throws(CLIError) -> ExitCode {
         let address = try context.serverAddress()
         let servers = try context.serverAddresses().map(\.description).joined(separator: ",")
-        let session = Session(server: servers, token: auth.token, user: auth.user, createdAt: .now())
+        let session = Session(server: servers, token: auth.token, user: auth.user, createdAt: .now(), expiresAt: auth.expiresAt)
         do {
             try context.profile.saveSession(session)
         } catch {

@@ -28,7 +28,7 @@ enum ConvosCommand {
             OptionSpec("follow", short: "f", help: "keep running and show the list again whenever it changes"),
         ],
         requirements: [.session], deliversQueueAfterwards: true,
-        jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy",
+        jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy", "lastMessageReaders",
                      "type", "userId", "user", "online", "lastSeenAt", "conversationId", "until"],
         examples: [("nexusctl convos --unread", "what is waiting for me"), ("nexusctl convos --fields id,title --json | jq -r '.conversations[] | \"\\(.id) \\(.title)\"'", "ids and names for a script")],
         run: run)
@@ -75,7 +75,7 @@ enum ConvosCommand {
                 // A sent text is never blank, so an empty one is a tombstone (the cached list keeps no deletedAt).
                 let deleted = m.deletedAt != nil || m.text.isEmpty
                 last = (m.senderId == me ? "You: " : "") + (deleted ? output.paint(TerminalText(MessageDecor.deletedText), .dim) : preview(AttachmentText.body(m), limit: 60))
-                if m.senderId == me, let readBy = c.lastMessageReadBy, readBy > 0, readBy == c.memberIds.count - 1 { last += " ✓✓" }
+                if m.senderId == me, c.lastMessageReadByAll { last += " ✓✓" }
             }
             let unread = c.unreadCount > 0 ? output.paint("\(c.unreadCount)", .bold) : ""
             rows.append(["\(c.id)", mark + TerminalText(c.title(viewer: me, users: people)), "\(SmartTime.short(c.updatedAt, now: now))", unread, last])

@@ -27,7 +27,9 @@ enum HistoryCommand {
             newest, page by page, in constant memory: the way to export one.
 
             Pages already in the local cache, with no gaps, are answered without the network.
-            When the server can't be reached, the cache answers and says so.
+            When the server can't be reached, the cache answers and says so. So it does for someone
+            removed from a group (or who left it): the server says "not found", and they see what
+            their cache kept, with a warning (`"notAMember": true` in --json).
             With --json: {"messages": [...], "hasMore": bool, "next": seq or null} (for --after,
             `next` is the seq to pass to the next --after); with --all, one message a line (NDJSON),
             oldest first.
@@ -107,6 +109,8 @@ enum HistoryCommand {
         var hasMore: Bool
         var next: Int64?
         var offline: Bool?
+        /// Removed from the group, or left: the page is the cache's.
+        var notAMember: Bool?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -114,8 +118,9 @@ enum HistoryCommand {
             try c.encode(hasMore, forKey: .hasMore)
             try c.encode(next, forKey: .next)  // null rather than absent: scripts test it
             try c.encodeIfPresent(offline, forKey: .offline)
+            try c.encodeIfPresent(notAMember, forKey: .notAMember)
         }
 
-        enum CodingKeys: String, CodingKey { case messages, hasMore, next, offline }
+        enum CodingKeys: String, CodingKey { case messages, hasMore, next, offline, notAMember }
     }
 }

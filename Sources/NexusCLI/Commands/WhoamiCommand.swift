@@ -6,9 +6,11 @@ enum WhoamiCommand {
         details: """
             Checks the session with the server; when the server can't be reached it answers from the saved session and says so.
             The server shown is the one this command used: --server, else $NEXUS_SERVER, else the profile's own.
+            It also says when the session lapses: each command renews it (nexusd's --session-idle, 30 days by default),
+            and the new time is saved with the session.
             """,
         requirements: [.session], deliversQueueAfterwards: true,
-        jsonFields: ["user", "profile", "server", "offline"],
+        jsonFields: ["user", "profile", "server", "offline", "sessionExpiresAt"],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -25,12 +27,17 @@ enum WhoamiCommand {
             offline = true
             context.output.warn("offline: \(error); showing the saved session")
         }
+        // A token's own expiry is `token list`'s; this is the sliding one of a session.
+        let expires = context.tokenFromEnvironment || session.token.hasPrefix(CommandContext.accessTokenPrefix)
+            ? nil : api.sessionExpiresAt ?? session.expiresAt
         if context.output.json {
-            context.output.document(AccountView(user: user, profile: context.profile.name, server: server, offline: offline))
+            context.output.document(AccountView(
+                user: user, profile: context.profile.name, server: server, offline: offline, sessionExpiresAt: expires))
         } else {
             context.output.line("\(user.displayName) <\(user.email)>")
             context.output.line("profile: \(context.profile.name)")
             context.output.line("server:  \(server)")
+            if let expires { context.output.line("session: renewed by use; lapses \(LocalTime.short(expires)) if unused") }
         }
         return .ok
     }

@@ -6,4 +6,7 @@ struct AccountView: Encodable {
     var profile: String
     var server: String
     var offline: Bool? = nil
+    /// When the session lapses unless used (each use renews it); absent for an access token
+    /// and for a session saved before the server stated it.
+    var sessionExpiresAt: Timestamp? = nil
 }

@@ -49,7 +49,8 @@ final class HistoryPrinter {
                 output.document(
                     HistoryCommand.PageView(
                         messages: page.messages.map(jsonLine), hasMore: page.hasMore, next: next,
-                        offline: fetched.offlineReason != nil ? true : nil),
+                        offline: fetched.offlineReason != nil ? true : nil,
+                        notAMember: fetched.fromFormerMembership ? true : nil),
                     items: "messages")
             }
         } else {
@@ -73,6 +74,9 @@ final class HistoryPrinter {
             }
         }
         if first, let reason = fetched.offlineReason { output.offline("\(reason); showing cached messages") }
+        if first, fetched.fromFormerMembership {
+            output.warn("you are no longer a member of this conversation; showing what your cache kept from when you were")
+        }
         if !page.complete { output.warn("the cache lacks some messages of this page; they will be fetched when the server is back") }
         first = false
     }

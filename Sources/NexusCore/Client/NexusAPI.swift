@@ -22,6 +22,9 @@ public final class NexusAPI {
     public let tls: TLSOptions
     /// True once any request has been answered without an error: the server is there.
     public private(set) var hasReachedServer = false
+    /// The session's expiry as the server last stated it (`Nexus-Session-Expires`, sent on
+    /// every answer to a session): it slides with use, so the saved session can follow it.
+    public private(set) var sessionExpiresAt: Timestamp?
     private var current = 0
     var http: HTTPClient
     private let encoder: JSONEncoder
@@ -236,7 +239,10 @@ public final class NexusAPI {
     }
 
     func check(_ response: HTTPResponse) throws(APIError) -> HTTPResponse {
-        if response.status < 400 { hasReachedServer = true }
+        if response.status < 400 {
+            hasReachedServer = true
+            if let stated = response.header("Nexus-Session-Expires").flatMap(Timestamp.init(iso8601:)) { sessionExpiresAt = stated }
+        }
         if response.status >= 400 {
             let retryAfter = response.header("Retry-After").flatMap { Int($0) }
             if let e = try? decoder.decode(ErrorResponse.self, from: Data(response.body)) {

@@ -9,17 +9,22 @@ public struct OfflineFirst<Value> {
     public var remember: (Value) throws(StoreError) -> Void
     /// The cache's answer when the server can't be reached; `.cacheCannotAnswer` when it has none.
     public var fallback: (APIError) throws(ReadError) -> Value
+    /// The cache's answer when the server says the caller is not a member (404 `not_found`):
+    /// someone removed from a group keeps what they had read. Nil: the 404 is the answer.
+    public var formerMember: ((APIError) throws(ReadError) -> Value)?
 
     public init(
         cached: @escaping () throws(StoreError) -> Value? = { nil },
         server: @escaping () throws(APIError) -> Value,
         remember: @escaping (Value) throws(StoreError) -> Void,
-        fallback: @escaping (APIError) throws(ReadError) -> Value
+        fallback: @escaping (APIError) throws(ReadError) -> Value,
+        formerMember: ((APIError) throws(ReadError) -> Value)? = nil
     ) {
         self.cached = cached
         self.server = server
         self.remember = remember
         self.fallback = fallback
+        self.formerMember = formerMember
     }
 
     /// Only a network failure turns to the cache: a refusal by the server is an answer.
@@ -34,7 +39,10 @@ public struct OfflineFirst<Value> {
         do {
             value = try server()
         } catch {
-            guard error.isNetwork else { throw .api(error) }
+            guard error.isNetwork else {
+                guard case .server(404, "not_found", _, _) = error, let formerMember else { throw .api(error) }
+                return Fetched(value: try formerMember(error), source: .notAMember(reason: error), cacheProblems: problems)
+            }
             return Fetched(value: try fallback(error), source: .offline(reason: error), cacheProblems: problems)
         }
         do { try remember(value) } catch { problems.append(.write(error)) }
@@ -66,6 +74,12 @@ public struct Fetched<Value> {
         return nil
     }
 
+    /// True when the value is the cache's because the caller is no longer a member.
+    public var fromFormerMembership: Bool {
+        if case .notAMember = source { return true }
+        return false
+    }
+
     public func map<T>(_ transform: (Value) -> T) -> Fetched<T> {
         Fetched<T>(value: transform(value), source: source, cacheProblems: cacheProblems)
     }
@@ -78,6 +92,9 @@ public enum ReadSource {
     case server
     /// The server could not be reached; the value is the cache's.
     case offline(reason: APIError)
+    /// The server answered 404: the caller is not a member (removed, or left); the value is
+    /// what the cache kept from when they were.
+    case notAMember(reason: APIError)
 }
 
 /// A cache that could not be read or written: worth a warning, never the read.

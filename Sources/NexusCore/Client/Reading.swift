@@ -166,6 +166,25 @@ public struct Reading {
                 let cached: MessageCache.Page
                 do throws(StoreError) { cached = try cache.page(conversationId, before: before, limit: limit) } catch { throw .store(error) }
                 return Page(messages: cached.messages, hasMore: cached.hasMore, complete: cached.complete || cached.messages.isEmpty)
+            },
+            // Removed or left: what the cache kept, by seq like offline; with nothing of this
+            // conversation in the cache (an unknown id), the 404 stands.
+            formerMember: { error throws(ReadError) in
+                let before: Int64?
+                switch anchor {
+                case .seq(let seq): before = seq
+                case nil: before = nil
+                case .messageId, .time: throw .api(error)
+                }
+                let newest: MessageCache.Page, cached: MessageCache.Page
+                do throws(StoreError) {
+                    newest = try cache.page(conversationId, before: nil, limit: 1)
+                    cached = try cache.page(conversationId, before: before, limit: limit)
+                } catch {
+                    throw .store(error)
+                }
+                guard !newest.messages.isEmpty else { throw .api(error) }
+                return Page(messages: cached.messages, hasMore: cached.hasMore, complete: true)
             }
         ).read()
     }

@@ -44,12 +44,13 @@ public struct ConversationCache: Sendable {
     }
 
     // Fields: id, kind, name, memberIds, lastSeq, createdAt, updatedAt, unreadCount,
-    // lastMessageReadBy, then the last message's id, seq, senderId, localId, sentAt, text.
+    // lastMessageReadBy (with "/lastMessageReaders" when known: an older file has the count
+    // alone), then the last message's id, seq, senderId, localId, sentAt, text.
     static func format(_ s: ConversationSummary, into bytes: inout [UInt8]) {
         var fields: [String] = [
             String(s.id), s.kind.rawValue, escape(s.name ?? ""), s.memberIds.map(String.init).joined(separator: ","),
             String(s.lastSeq), String(s.createdAt.milliseconds), String(s.updatedAt.milliseconds), String(s.unreadCount),
-            s.lastMessageReadBy.map(String.init) ?? "",
+            s.lastMessageReadBy.map { String($0) + (s.lastMessageReaders.map { "/\($0)" } ?? "") } ?? "",
         ]
         if let m = s.lastMessage {
             fields += [String(m.id), String(m.seq), String(m.senderId), escape(m.localId), String(m.sentAt.milliseconds), escape(m.text)]
@@ -70,10 +71,12 @@ public struct ConversationCache: Sendable {
                               sentAt: Timestamp(milliseconds: sent))
         }
         let name = unescape(f[2])
+        let read = f[8].split(separator: "/").map { Int($0) }
         return ConversationSummary(
             id: id, kind: kind, name: name.isEmpty ? nil : name, memberIds: f[3].split(separator: ",").compactMap { Int64($0) },
             lastSeq: lastSeq, lastMessage: message, createdAt: Timestamp(milliseconds: created),
-            updatedAt: Timestamp(milliseconds: updated), unreadCount: unread, lastMessageReadBy: Int(f[8]))
+            updatedAt: Timestamp(milliseconds: updated), unreadCount: unread, lastMessageReadBy: read.first ?? nil,
+            lastMessageReaders: read.count == 2 ? read[1] : nil)
     }
 
     static func escape(_ s: String) -> String {
@@ -166,11 +169,15 @@ extension Conversation {
     /// The list's view of this conversation, for `viewer`.
     public func summary(viewer: Int64) -> ConversationSummary {
         var readBy: Int?
+        var readers: Int?
         if let m = lastMessage, m.senderId == viewer {
             readBy = (receipts ?? []).filter { $0.userId != viewer && $0.readSeq >= m.seq }.count
+            // The server leaves hooks' bots out of receipts: who has them is who reads.
+            readers = receipts.map { $0.filter { $0.userId != viewer }.count }
         }
         return ConversationSummary(
             id: id, kind: kind, name: name, memberIds: members.map(\.id), lastSeq: lastSeq, lastMessage: lastMessage,
-            createdAt: createdAt, updatedAt: updatedAt, unreadCount: unreadCount ?? 0, lastMessageReadBy: readBy)
+            createdAt: createdAt, updatedAt: updatedAt, unreadCount: unreadCount ?? 0, lastMessageReadBy: readBy,
+            lastMessageReaders: readers)
     }
 }

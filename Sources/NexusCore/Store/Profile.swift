@@ -11,12 +11,16 @@ public struct Session: Codable, Sendable, Equatable {
     public var token: String
     public var user: User
     public var createdAt: Timestamp
+    /// When the session lapses unless used: the server slides it with use and states the
+    /// new time on its answers, which the client saves (nil: unknown, an older session file).
+    public var expiresAt: Timestamp?
 
-    public init(server: String, token: String, user: User, createdAt: Timestamp) {
+    public init(server: String, token: String, user: User, createdAt: Timestamp, expiresAt: Timestamp? = nil) {
         self.server = server
         self.token = token
         self.user = user
         self.createdAt = createdAt
+        self.expiresAt = expiresAt
     }
 }
 

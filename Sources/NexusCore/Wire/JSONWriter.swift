@@ -189,6 +189,7 @@ extension ConversationsResponse {
             w.key("updatedAt"); w.timestamp(c.updatedAt)
             w.key("unreadCount"); w.int(Int64(c.unreadCount))
             if let readBy = c.lastMessageReadBy { w.key("lastMessageReadBy"); w.int(Int64(readBy)) }
+            if let readers = c.lastMessageReaders { w.key("lastMessageReaders"); w.int(Int64(readers)) }
             w.endObject()
         }
         w.endArray()

@@ -74,10 +74,14 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
     public var unreadCount: Int
     /// When the last message is the viewer's: how many other members have read it.
     public var lastMessageReadBy: Int?
+    /// When the last message is the viewer's: how many other members read at all, so
+    /// "read by all" is `lastMessageReadBy == lastMessageReaders`. Incoming hooks' bots post
+    /// and never read, so they are left out, as from "Read by N/M". Nil from an older server.
+    public var lastMessageReaders: Int?
 
     public init(
         id: Int64, kind: ConversationKind, name: String?, memberIds: [Int64], lastSeq: Int64, lastMessage: Message?,
-        createdAt: Timestamp, updatedAt: Timestamp, unreadCount: Int, lastMessageReadBy: Int?
+        createdAt: Timestamp, updatedAt: Timestamp, unreadCount: Int, lastMessageReadBy: Int?, lastMessageReaders: Int? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -89,6 +93,13 @@ public struct ConversationSummary: Codable, Hashable, Sendable {
         self.updatedAt = updatedAt
         self.unreadCount = unreadCount
         self.lastMessageReadBy = lastMessageReadBy
+        self.lastMessageReaders = lastMessageReaders
+    }
+
+    /// True when the last message is the viewer's and every member who reads has read it.
+    public var lastMessageReadByAll: Bool {
+        guard let readBy = lastMessageReadBy, readBy > 0 else { return false }
+        return readBy == (lastMessageReaders ?? memberIds.count - 1)
     }
 
     /// What a person calls it: the group name, or the other members' names.

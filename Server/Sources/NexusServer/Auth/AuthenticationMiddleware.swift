@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NexusCore
 
@@ -7,6 +8,8 @@ struct Caller: Sendable {
     var tokenHash: String
     /// A session may do everything; an access token its scope.
     var access: Access = .session
+    /// A session's expiry after this request slid it; nil for access tokens (they don't slide).
+    var sessionExpiresAt: Timestamp? = nil
 }
 
 /// Every route added behind it needs a valid token: it answers 401 itself, before the
@@ -18,9 +21,16 @@ struct AuthenticationMiddleware: RouterMiddleware {
         _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.identity = try await services.authenticate(request)
-        return try await next(request, context)
+        let caller = try await services.authenticate(request)
+        context.identity = caller
+        var response = try await next(request, context)
+        // On every answer, not only when it moved: a header costs nothing, and the client
+        // then needs no request of its own to learn that its session was renewed.
+        if let expiresAt = caller.sessionExpiresAt { response.headers[Self.sessionExpiresHeader] = expiresAt.iso8601 }
+        return response
     }
+
+    static let sessionExpiresHeader = HTTPField.Name("Nexus-Session-Expires")!
 }
 
 extension AppRequestContext {

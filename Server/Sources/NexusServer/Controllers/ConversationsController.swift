@@ -43,8 +43,8 @@ struct ConversationsController {
             ConversationResponse(conversation: services.present(conversation), created: created), status: created ? .created : .ok)
     }
 
-    /// A group of the caller and two or more others. Every email must name a user, or
-    /// nothing is created. The name defaults to the members' names.
+    /// A group of the caller and two or more others. Every email must name a user, and
+    /// every bot the caller's own, or nothing is created. The name defaults to the members' names.
     private func createGroup(_ body: CreateConversationRequest, creator me: User) async throws -> Response {
         let emails = Array(Set(try body.members.map(IdentityInput.email))).sorted().filter { $0 != me.email }
         guard emails.count >= 2 else {
@@ -56,6 +56,7 @@ struct ConversationsController {
             guard let user = try await users.user(email: email) else {
                 throw APIError(status: .notFound, code: "user_not_found", message: "No user with email \(email).")
             }
+            try await services.checkMayAdd(user, caller: me.id)
             others.append(user)
         }
         var name = try IdentityInput.title(body.name)

@@ -127,11 +127,7 @@ struct MembersController {
             guard let user = try await services.stores.users.user(email: email) else {
                 throw APIError(status: .notFound, code: "user_not_found", message: "No user with email \(email).")
             }
-            if kind == .added, user.bot == true, try await services.stores.membership.owner(ofBot: user.id) != caller.id {
-                throw APIError(
-                    status: .forbidden, code: "not_bot_owner",
-                    message: "\(user.displayName) is someone else's bot; only its owner can add it to a conversation.")
-            }
+            if kind == .added { try await services.checkMayAdd(user, caller: caller.id) }
             users.append(user)
         }
         return users

@@ -40,6 +40,13 @@ enum ConversationRows {
     /// posts and never reads, so it has no receipts and no place in "Read by N/M".
     static let notHookBot = "NOT EXISTS (SELECT 1 FROM hooks hb WHERE hb.bot_id = u.id)"
 
+    /// For the list: when the viewer (`me`) sent the last message (`m`), how many other
+    /// members read at all (not hooks' bots), so a client can tell "read by all".
+    static let readers = """
+        CASE WHEN m.sender_id = me.user_id THEN (SELECT COUNT(*) FROM members o WHERE o.conversation_id = c.id
+            AND o.user_id != me.user_id AND NOT EXISTS (SELECT 1 FROM hooks hb WHERE hb.bot_id = o.user_id)) END AS readers
+        """
+
     private static func lastMessage(_ row: some StoreRow) throws -> Message? {
         try row.int("m_id") == nil ? nil : try Rows.message(row, prefix: "m_")
     }
@@ -60,7 +67,8 @@ enum ConversationRows {
             createdAt: try Rows.timestamp(row, "created_at") ?? Timestamp(milliseconds: 0),
             updatedAt: try Rows.timestamp(row, "updated_at") ?? Timestamp(milliseconds: 0),
             unreadCount: Int(try row.int("unread") ?? 0),
-            lastMessageReadBy: try row.int("read_by").map(Int.init))
+            lastMessageReadBy: try row.int("read_by").map(Int.init),
+            lastMessageReaders: try row.int("readers").map(Int.init))
     }
 
     /// Conversations from rows of `columns`, with their members and receipts from

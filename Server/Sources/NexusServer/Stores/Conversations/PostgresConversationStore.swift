@@ -75,6 +75,7 @@ struct PostgresConversationStore: ConversationStore {
             SELECT \(unescaped: ConversationRows.columns),
                 CASE WHEN m.sender_id = me.user_id THEN (SELECT COUNT(*) FROM members o WHERE o.conversation_id = c.id
                     AND o.user_id != me.user_id AND o.read_seq >= m.seq) END AS read_by,
+                \(unescaped: ConversationRows.readers),
                 (SELECT array_agg(mb.user_id ORDER BY mb.user_id) FROM members mb WHERE mb.conversation_id = c.id) AS member_ids
             FROM members me
             JOIN conversations c ON c.id = me.conversation_id

@@ -40,7 +40,7 @@ enum QueueDrop {
         if !context.invocation.flag("yes") { try confirm(ids, context) }
         let outcomes: [Outbox.DropOutcome]
         do throws(Outbox.DropError) {
-            outcomes = try Sending.drop(ids, from: Outbox(profile: context.profile), onWait: {
+            outcomes = try Sending.drop(ids, from: Outbox(profile: context.profile), progress: UploadProgress(profile: context.profile), onWait: {
                 output.note("Waiting for the delivery that is sending one of them right now to finish…")
             })
         } catch {

@@ -33,6 +33,12 @@ extension OutboxDelivery {
     }
 
     func removeSpooledFiles(of sent: [OutboxEntry]) {
+        Self.removeSpooledFiles(of: sent, progress: progress)
+    }
+
+    /// The outbox's own copies of the files of messages that are done with (sent, failed for
+    /// good, dropped), and their upload notes.
+    static func removeSpooledFiles(of sent: [OutboxEntry], progress: UploadProgress?) {
         for file in sent.flatMap(\.files) {
             if file.spooled == true { unlink(file.path) }
             progress?.forget(file.sha256)

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Which database the suite runs on: SQLite, the embedded default, or PostgreSQL when
+/// $NEXUS_TEST_POSTGRES names a server (Tests/scripts/with-postgres.sh sets it, and
+/// `make test` runs the suite both ways).
+enum Backend {
+    static let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    static var name: String { postgres == nil ? "SQLite" : "PostgreSQL" }
+
+    /// The database of a server whose files live in `directory`: a SQLite file there, or
+    /// a PostgreSQL database of its own, created on first use, so a restarted server
+    /// finds its data again.
+    static func database(for directory: String) throws -> String {
+        guard let postgres else { return directory + "/nexus.sqlite" }
+        let name = "t_" + String(directory.split(separator: "/").last!.map { $0.isLetter || $0.isNumber ? $0 : "_" }).lowercased()
+        let marker = directory + "/postgres-database"
+        if !FileManager.default.fileExists(atPath: marker) {
+            let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql"
+            let created = try runTool(psql, ["-q", "-v", "ON_ERROR_STOP=1", postgres, "-c", "CREATE DATABASE \(name)"])
+            guard created.code == 0 else { throw HarnessError("could not create database \(name): \(created.err)") }
+            try Data(name.utf8).write(to: URL(fileURLWithPath: marker))
+        }
+        guard let url = URLComponents(string: postgres) else { throw HarnessError("bad NEXUS_TEST_POSTGRES \(postgres)") }
+        var database = url
+        database.path = "/" + name
+        return database.string!
+    }
+}
+
+extension Backend {
+    /// Everything a database holds, as bytes to search: the SQLite file and its WAL, or a
+    /// pg_dump of the PostgreSQL database.
+    static func contents(of database: String) throws -> Data {
+        guard postgres != nil else {
+            return [database, database + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+        }
+        let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql"
+        let pgDump = psql.hasSuffix("/psql") ? String(psql.dropLast(4)) + "pg_dump" : "pg_dump"
+        let dump = try runTool(pgDump, ["--data-only", database])
+        guard dump.code == 0 else { throw HarnessError("pg_dump failed: \(dump.err)") }
+        return Data(dump.out.utf8)
+    }
+}
+
+extension Backend {
+    /// Runs SQL straight on a server's database, as an older nexusd or another replica
+    /// could have written it: with sqlite3 (Debian's package; .ci/run installs it) or psql.
+    static func execute(_ sql: String, on database: String) throws {
+        let r = postgres == nil
+            ? try runTool("sqlite3", ["-bail", "-cmd", ".timeout 5000", database, sql])
+            : try runTool(ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql", ["-q", "-v", "ON_ERROR_STOP=1", database, "-c", sql])
+        guard r.code == 0 else { throw HarnessError("SQL failed on \(name): \(r.err)") }
+    }
+
+    /// A SQL expression for the text of `scalars`, NUL and controls included, in this
+    /// backend's dialect (char() in SQLite, chr() in PostgreSQL).
+    static func text(_ value: String) -> String {
+        let call = postgres == nil ? "char" : "chr"
+        return value.unicodeScalars.map { "\(call)(\($0.value))" }.joined(separator: " || ")
+    }
+}

@@ -91,4 +91,26 @@ struct MessageCacheTests {
         #expect(try cache.messages(1, seqs: 1...10).map(\.seq) == Array(5...10))
         #expect(cache.conversations() == [1])
     }
+
+    /// A segment appended to for months is one big file: prune keeps its tail by copying
+    /// bytes, and the cache goes on from there (appends, pages) as before.
+    @Test func pruneKeepsTheTailOfABigSegmentAndAppendsGoOnAfterIt() throws {
+        let (cache, profile) = try makeCache()
+        try cache.insert((1...20_000).map { message($0, at: $0 <= 15_000 ? 1_000 + $0 : 2_000_000 + $0) })
+        // A torn line among the old ones is dropped with them.
+        let folder = profile.directory + "/cache/1"
+        let file = folder + "/" + (try FileManager.default.contentsOfDirectory(atPath: folder).sorted()[0])
+        var text = try String(contentsOfFile: file, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"seq\":7,", with: "\"seq\":7")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        try cache.insert([message(1, conversation: 2, at: 1_000)])
+
+        #expect(try cache.prune(olderThan: Timestamp(milliseconds: 1_000_000)) == 14_999 + 1)
+        #expect(try cache.messages(1, seqs: 1...20_000).map(\.seq) == Array(15_001...20_000))
+        #expect(cache.conversations() == [1])
+        try cache.insert((20_001...20_010).map { message($0, at: 3_000_000) })
+        #expect(try cache.page(1, before: nil, limit: 30).messages.map(\.seq) == Array(19_981...20_010))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 1)
+        #expect(try cache.prune(olderThan: Timestamp(milliseconds: 1_000_000)) == 0)
+    }
 }

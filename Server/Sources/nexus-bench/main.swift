@@ -179,13 +179,16 @@ if only == nil || only == "history" {
            ok: deepPage <= 5 && deepPage <= 2 * newest)
 
     // A cache of a million lines, written the way nexusctl writes it.
+    // Sent in the last minutes: older ones would go in the first command's daily prune
+    // (30 days), which would then be what the rows measure.
+    let sentBase = Timestamp.now().milliseconds - Int64(total)
     let cache = MessageCache(profile: Profile(name: "default", home: deepHome))
     var seq: Int64 = 0
     while seq < Int64(total) {
         let chunk = (1...10_000).map { i -> Message in
             let s = seq + Int64(i)
             return Message(id: s, conversationId: deep, seq: s, senderId: 1, localId: "c\(s)", text: "cached message \(s)",
-                           sentAt: Timestamp(milliseconds: 1_700_000_000_000 + s))
+                           sentAt: Timestamp(milliseconds: sentBase + s))
         }
         try! cache.insert(chunk)
         seq += 10_000

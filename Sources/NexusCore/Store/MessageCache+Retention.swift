@@ -1,27 +1,95 @@
 import LibC
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension MessageCache {
-    /// Drops cached messages sent before `cutoff`; returns how many. Each segment is
-    /// rewritten atomically (temporary file, rename) with what it keeps. A segment whose
-    /// first message is not older is skipped unread: sent times never go back within a
-    /// conversation, so nothing in it is.
+    /// Drops cached messages sent before `cutoff`; returns how many. Sent times never go
+    /// back within a conversation, so what a segment keeps is its tail: the lines before the
+    /// first kept one are read (one at a time), and the tail is copied as bytes into a
+    /// segment named by its first seq. A segment whose first message is not older is
+    /// skipped unread. Memory stays at a chunk, however big a segment has grown (a
+    /// conversation appended to for months is one segment).
     @discardableResult
     public func prune(olderThan cutoff: Timestamp) throws(StoreError) -> Int {
         var removed = 0
         for conversationId in conversations() {
             for s in try segments(conversationId) where s.firstSentAt.map({ $0 < cutoff }) ?? true {
-                let all = JSONLinesFile.parse(try FileSystem.readFile(s.path) ?? [], as: Message.self).records
-                let kept = all.filter { $0.sentAt >= cutoff }
-                guard kept.count < all.count else { continue }
-                removed += all.count - kept.count
-                unlink(s.path)
-                for run in runs(kept) {
-                    try JSONLinesFile(path: folder(conversationId) + "/" + Self.name(run[0].seq)).replace(with: run)
-                }
+                removed += try pruneSegment(s.path, in: folder(conversationId), olderThan: cutoff)
             }
             rmdir(folder(conversationId))  // only succeeds when empty
         }
         return removed
+    }
+
+    /// The seq and sent time of a cached line: all `prune` needs to decode.
+    private struct Stamp: Decodable {
+        var seq: Int64
+        var sentAt: Timestamp
+    }
+
+    private func pruneSegment(_ path: String, in folder: String, olderThan cutoff: Timestamp) throws(StoreError) -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return 0 }  // gone since it was listed
+        defer { close(fd) }
+        let decoder = JSONDecoder()
+        var dropped = 0
+        var offset = 0  // of the first line not yet looked at
+        var keep: (offset: Int, seq: Int64)?
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        reading: while keep == nil {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { throw .errno(path, "can't read") }
+            if n == 0 { break }
+            pending += chunk[..<n]
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: 10) {
+                let line = pending[start..<newline]
+                if let stamp = try? decoder.decode(Stamp.self, from: Data(line)) {
+                    if stamp.sentAt >= cutoff {
+                        keep = (offset, stamp.seq)
+                        break reading
+                    }
+                    dropped += 1
+                }
+                offset += line.count + 1
+                start = newline + 1
+            }
+            pending.removeSubrange(..<start)
+        }
+        if keep?.offset == 0 { return 0 }
+        // The old file goes first: a crash in between costs the cache these messages (they
+        // are fetched again), never a segment overlapping another.
+        unlink(path)
+        if let keep { try copyTail(of: fd, from: keep.offset, to: folder + "/" + Self.name(keep.seq)) }
+        return dropped
+    }
+
+    private func copyTail(of fd: Int32, from offset: Int, to path: String) throws(StoreError) {
+        let tmp = path + ".tmp.\(getpid())"
+        let out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if out < 0 { throw .errno(tmp, "can't create") }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var at = off_t(offset)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, at) }
+            if n < 0 { close(out); unlink(tmp); throw .errno(path, "can't read") }
+            if n == 0 { break }
+            do throws(StoreError) { try FileSystem.writeAll(fd: out, Array(chunk[..<n]), path: tmp) } catch {
+                close(out)
+                unlink(tmp)
+                throw error
+            }
+            at += off_t(n)
+        }
+        close(out)
+        if rename(tmp, path) != 0 {
+            unlink(tmp)
+            throw .errno(path, "can't replace")
+        }
     }
 }
 

@@ -151,6 +151,8 @@ struct DirectRow: StoreRow {
     }
 
     func flag(_ column: String) -> Bool? { int(column).map { $0 != 0 } }
+    // A column the statement did not select reads as NULL here, as on SQLiteRow.
+    func textIfSelected(_ column: String) -> String? { text(column) }
 }
 
 /// A failed call of the sqlite3 API; SQLiteDatabase.surfaced turns busy and full into 503s.

@@ -162,6 +162,7 @@ func liveTailsMeasures() {
 
     let openStart = now()
     let polls = TailPolls(port: tailsAddress.port, requests: requests)
+    let opened = now() - openStart
     // Settled: every poll read and waiting, which shows as nexusd's CPU going quiet.
     var cpu = cpuSeconds(of: tails.pid)
     repeat {
@@ -172,7 +173,7 @@ func liveTailsMeasures() {
     } while now() - openStart < 40
     let early = polls.answered
     let holdingRSS = procStatusKiB(tails.pid, "VmRSS:")
-    FileHandle.standardError.write(Data(String(format: "  (10,000 polls open and settled in %.1f s; %d answered early)\n", now() - openStart, early).utf8))
+    FileHandle.standardError.write(Data(String(format: "  (10,000 polls opened in %.1f s, settled after %.1f s; %d answered early)\n", opened, now() - openStart, early).utf8))
 
     var ackedAt: [Double] = []
     let sendStart = now()

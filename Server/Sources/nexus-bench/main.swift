@@ -54,7 +54,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist, tails) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
 // NEXUS_BENCH_BASELINE=1 adds the send path before issue 19 to the throughput rows (Throughput.swift).
@@ -302,6 +302,9 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
 // MARK: webhooks (Webhooks.swift; NEXUS_BENCH_ONLY=webhooks for these alone)
 
 if only == nil || only == "webhooks" { webhookMeasures() }
+
+// MARK: 10,000 live tails (LiveTails.swift; NEXUS_BENCH_ONLY=tails)
+if only == nil || only == "tails" { liveTailsMeasures() }
 
 // MARK: 7b. synchronous replication's cost (failover-bench.sh gives the databases; Synchronous.swift)
 

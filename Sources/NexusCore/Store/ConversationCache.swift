@@ -46,16 +46,43 @@ public struct ConversationCache: Sendable {
     // Fields: id, kind, name, memberIds, lastSeq, createdAt, updatedAt, unreadCount,
     // lastMessageReadBy (with "/lastMessageReaders" when known: an older file has the count
     // alone), then the last message's id, seq, senderId, localId, sentAt, text.
+    // Written as bytes, field by field: `convos` online writes ten thousand of these lines.
     static func format(_ s: ConversationSummary, into bytes: inout [UInt8]) {
-        var fields: [String] = [
-            String(s.id), s.kind.rawValue, escape(s.name ?? ""), s.memberIds.map(String.init).joined(separator: ","),
-            String(s.lastSeq), String(s.createdAt.milliseconds), String(s.updatedAt.milliseconds), String(s.unreadCount),
-            s.lastMessageReadBy.map { String($0) + (s.lastMessageReaders.map { "/\($0)" } ?? "") } ?? "",
-        ]
-        if let m = s.lastMessage {
-            fields += [String(m.id), String(m.seq), String(m.senderId), escape(m.localId), String(m.sentAt.milliseconds), escape(m.text)]
+        func number<T: BinaryInteger>(_ v: T, _ out: inout [UInt8]) { out.append(contentsOf: String(v).utf8) }
+        number(s.id, &bytes)
+        bytes.append(9)
+        bytes.append(contentsOf: s.kind.rawValue.utf8)
+        bytes.append(9)
+        escape(s.name ?? "", into: &bytes)
+        bytes.append(9)
+        for (k, id) in s.memberIds.enumerated() {
+            if k > 0 { bytes.append(UInt8(ascii: ",")) }
+            number(id, &bytes)
         }
-        bytes += Array(fields.joined(separator: "\t").utf8)
+        for v in [s.lastSeq, s.createdAt.milliseconds, s.updatedAt.milliseconds, Int64(s.unreadCount)] {
+            bytes.append(9)
+            number(v, &bytes)
+        }
+        bytes.append(9)
+        if let readBy = s.lastMessageReadBy {
+            number(readBy, &bytes)
+            if let readers = s.lastMessageReaders {
+                bytes.append(UInt8(ascii: "/"))
+                number(readers, &bytes)
+            }
+        }
+        if let m = s.lastMessage {
+            for v in [m.id, m.seq, m.senderId] {
+                bytes.append(9)
+                number(v, &bytes)
+            }
+            bytes.append(9)
+            escape(m.localId, into: &bytes)
+            bytes.append(9)
+            number(m.sentAt.milliseconds, &bytes)
+            bytes.append(9)
+            escape(m.text, into: &bytes)
+        }
         bytes.append(10)
     }
 
@@ -79,41 +106,41 @@ public struct ConversationCache: Sendable {
             lastMessageReaders: read.count == 2 ? read[1] : nil)
     }
 
-    static func escape(_ s: String) -> String {
-        guard s.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return s }
-        var out = ""
-        for c in s {
+    // Byte by byte, not Character by Character: "\r\n" is one Character in Swift, and a
+    // backslash or tab followed by a combining mark is one too, so they slipped through.
+    static func escape(_ s: String, into bytes: inout [UInt8]) {
+        for c in s.utf8 {
             switch c {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            default: out.append(c)
+            case 92: bytes.append(92); bytes.append(92)
+            case 9: bytes.append(92); bytes.append(UInt8(ascii: "t"))
+            case 10: bytes.append(92); bytes.append(UInt8(ascii: "n"))
+            case 13: bytes.append(92); bytes.append(UInt8(ascii: "r"))
+            default: bytes.append(c)
             }
         }
-        return out
     }
 
     static func unescape(_ s: String) -> String {
-        guard s.contains("\\") else { return s }
-        var out = ""
+        guard s.utf8.contains(92) else { return s }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
         var escaped = false
-        for c in s {
+        for c in s.utf8 {
             if escaped {
                 switch c {
-                case "t": out.append("\t")
-                case "n": out.append("\n")
-                case "r": out.append("\r")
+                case UInt8(ascii: "t"): out.append(9)
+                case UInt8(ascii: "n"): out.append(10)
+                case UInt8(ascii: "r"): out.append(13)
                 default: out.append(c)
                 }
                 escaped = false
-            } else if c == "\\" {
+            } else if c == 92 {
                 escaped = true
             } else {
                 out.append(c)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: People

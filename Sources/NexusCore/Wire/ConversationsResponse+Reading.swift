@@ -1,0 +1,191 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// The conversation list of someone in ten thousand conversations is megabytes of JSON,
+// and JSONDecoder took most of `convos`'s time over it. This reader gives the same value
+// as the Codable decoding (the tests compare them), or nil for anything it does not read
+// exactly (then the caller uses JSONDecoder, which decides). A field added to
+// ConversationSummary, Message or User must be added here too: a test counts them.
+
+extension ConversationsResponse {
+    /// The list read by hand from the server's answer; nil when JSONDecoder must decide.
+    public static func read(json bytes: [UInt8]) -> ConversationsResponse? {
+        bytes.withUnsafeBufferPointer { p in
+            var r = JSONByteReader(p)
+            do {
+                let list = try Self.read(&r)
+                r.skipSpace()
+                return r.atEnd ? list : nil
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> ConversationsResponse {
+        var conversations: [ConversationSummary]?
+        var users: [User]?
+        try r.object { r, key throws(JSONByteReader.Unreadable) in
+            if r.key(key, is: "conversations") {
+                guard conversations == nil else { throw .init() }
+                var list: [ConversationSummary] = []
+                try r.array { r throws(JSONByteReader.Unreadable) in list.append(try ConversationSummary.read(&r)) }
+                conversations = list
+            } else if r.key(key, is: "users") {
+                guard users == nil else { throw .init() }
+                var list: [User] = []
+                try r.array { r throws(JSONByteReader.Unreadable) in list.append(try User.read(&r)) }
+                users = list
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard let conversations, let users else { throw .init() }
+        return ConversationsResponse(conversations: conversations, users: users)
+    }
+}
+
+/// Which fields an object had, so a repeated key (whose meaning JSONDecoder decides) and a
+/// missing required one are noticed.
+private struct Seen {
+    var bits: UInt32 = 0
+    mutating func mark(_ field: UInt32) throws(JSONByteReader.Unreadable) {
+        guard bits & (1 << field) == 0 else { throw .init() }
+        bits |= 1 << field
+    }
+    func has(all fields: UInt32...) -> Bool { fields.allSatisfy { bits & (1 << $0) != 0 } }
+}
+
+extension ConversationSummary {
+    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> ConversationSummary {
+        var seen = Seen()
+        var id: Int64 = 0, lastSeq: Int64 = 0, unread = 0
+        var kind = ConversationKind.direct
+        var name: String?
+        var memberIds: [Int64] = []
+        var lastMessage: Message?
+        var created = Timestamp(milliseconds: 0), updated = Timestamp(milliseconds: 0)
+        var readBy: Int?, readers: Int?
+        try r.object { r, key throws(JSONByteReader.Unreadable) in
+            if r.key(key, is: "id") {
+                try seen.mark(0); id = try r.int64()
+            } else if r.key(key, is: "kind") {
+                try seen.mark(1)
+                guard let k = ConversationKind(rawValue: try r.string()) else { throw .init() }
+                kind = k
+            } else if r.key(key, is: "name") {
+                try seen.mark(2); name = try r.takeNull() ? nil : r.string()
+            } else if r.key(key, is: "memberIds") {
+                try seen.mark(3)
+                try r.array { r throws(JSONByteReader.Unreadable) in memberIds.append(try r.int64()) }
+            } else if r.key(key, is: "lastSeq") {
+                try seen.mark(4); lastSeq = try r.int64()
+            } else if r.key(key, is: "lastMessage") {
+                try seen.mark(5); lastMessage = try r.takeNull() ? nil : Message.read(&r)
+            } else if r.key(key, is: "createdAt") {
+                try seen.mark(6); created = try r.timestamp()
+            } else if r.key(key, is: "updatedAt") {
+                try seen.mark(7); updated = try r.timestamp()
+            } else if r.key(key, is: "unreadCount") {
+                try seen.mark(8); unread = try r.int()
+            } else if r.key(key, is: "lastMessageReadBy") {
+                try seen.mark(9); readBy = try r.takeNull() ? nil : r.int()
+            } else if r.key(key, is: "lastMessageReaders") {
+                try seen.mark(10); readers = try r.takeNull() ? nil : r.int()
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard seen.has(all: 0, 1, 3, 4, 6, 7, 8) else { throw .init() }
+        return ConversationSummary(
+            id: id, kind: kind, name: name, memberIds: memberIds, lastSeq: lastSeq, lastMessage: lastMessage,
+            createdAt: created, updatedAt: updated, unreadCount: unread, lastMessageReadBy: readBy, lastMessageReaders: readers)
+    }
+}
+
+extension Message {
+    /// The plain fields by hand; a message with reactions, files or a membership event
+    /// (rare in a list) is decoded whole by JSONDecoder from its own bytes.
+    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> Message {
+        r.skipSpace()
+        let start = r.i
+        var seen = Seen()
+        var id: Int64 = 0, conversationId: Int64 = 0, seq: Int64 = 0, senderId: Int64 = 0
+        var localId = "", text = ""
+        var sentAt = Timestamp(milliseconds: 0)
+        var replyTo: Int64?
+        var editedAt: Timestamp?, deletedAt: Timestamp?
+        var rich = false
+        try r.object { r, key throws(JSONByteReader.Unreadable) in
+            if r.key(key, is: "id") {
+                try seen.mark(0); id = try r.int64()
+            } else if r.key(key, is: "conversationId") {
+                try seen.mark(1); conversationId = try r.int64()
+            } else if r.key(key, is: "seq") {
+                try seen.mark(2); seq = try r.int64()
+            } else if r.key(key, is: "senderId") {
+                try seen.mark(3); senderId = try r.int64()
+            } else if r.key(key, is: "localId") {
+                try seen.mark(4); localId = try r.string()
+            } else if r.key(key, is: "text") {
+                try seen.mark(5); text = try r.string()
+            } else if r.key(key, is: "sentAt") {
+                try seen.mark(6); sentAt = try r.timestamp()
+            } else if r.key(key, is: "replyTo") {
+                try seen.mark(7); replyTo = try r.takeNull() ? nil : r.int64()
+            } else if r.key(key, is: "editedAt") {
+                try seen.mark(8); editedAt = try r.takeNull() ? nil : r.timestamp()
+            } else if r.key(key, is: "deletedAt") {
+                try seen.mark(9); deletedAt = try r.takeNull() ? nil : r.timestamp()
+            } else if r.key(key, is: "reactions") || r.key(key, is: "attachments") || r.key(key, is: "membership") {
+                if try !r.takeNull() {
+                    rich = true
+                    try r.skipValue()
+                }
+            } else {
+                try r.skipValue()
+            }
+        }
+        if rich {
+            let bytes = Data(UnsafeBufferPointer(rebasing: r.b[start..<r.i]))
+            guard let m = try? JSONDecoder().decode(Message.self, from: bytes) else { throw .init() }
+            return m
+        }
+        guard seen.has(all: 0, 1, 2, 3, 4, 5, 6) else { throw .init() }
+        return Message(
+            id: id, conversationId: conversationId, seq: seq, senderId: senderId, localId: localId, text: text, sentAt: sentAt,
+            replyTo: replyTo, editedAt: editedAt, deletedAt: deletedAt)
+    }
+}
+
+extension User {
+    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> User {
+        var seen = Seen()
+        var id: Int64 = 0
+        var email = "", displayName = ""
+        var online: Bool?, bot: Bool?
+        var lastSeenAt: Timestamp?
+        try r.object { r, key throws(JSONByteReader.Unreadable) in
+            if r.key(key, is: "id") {
+                try seen.mark(0); id = try r.int64()
+            } else if r.key(key, is: "email") {
+                try seen.mark(1); email = try r.string()
+            } else if r.key(key, is: "displayName") {
+                try seen.mark(2); displayName = try r.string()
+            } else if r.key(key, is: "online") {
+                try seen.mark(3); online = try r.takeNull() ? nil : r.bool()
+            } else if r.key(key, is: "lastSeenAt") {
+                try seen.mark(4); lastSeenAt = try r.takeNull() ? nil : r.timestamp()
+            } else if r.key(key, is: "bot") {
+                try seen.mark(5); bot = try r.takeNull() ? nil : r.bool()
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard seen.has(all: 0, 1, 2) else { throw .init() }
+        return User(id: id, email: email, displayName: displayName, online: online, lastSeenAt: lastSeenAt, bot: bot)
+    }
+}

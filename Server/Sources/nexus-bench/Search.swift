@@ -57,21 +57,7 @@ struct SearchBench {
         let online = timeCommand(nexusctl, ["search", "w17", "w42"], env: env, runs: 20)
         report("nexusctl search, whole process, online (median)", ms(percentile(online.ms, 50)), "≤ 30 ms", percentile(online.ms, 50) <= 30)
 
-        // A cache of as many lines, written the way nexusctl writes it.
-        // Sent in the last minutes: older ones would go in the first command's daily prune
-        // (30 days), which would then be what the rows measure.
-        let sentBase = Timestamp.now().milliseconds - Int64(total)
-        let cache = MessageCache(profile: Profile(name: "default", home: home))
-        var seq: Int64 = 0
-        while seq < Int64(total) {
-            let chunk = (1...10_000).map { i -> Message in
-                let s = seq + Int64(i)
-                return Message(id: s, conversationId: conversation, seq: s, senderId: 1, localId: "c\(s)", text: Self.text(Int(s)),
-                               sentAt: Timestamp(milliseconds: sentBase + s))
-            }
-            try! cache.insert(chunk)
-            seq += 10_000
-        }
+        writeCache(home: home, conversation: conversation, count: total) { Self.text(Int($0)) }
         let offline = timeCommand(nexusctl, ["search", "w17", "w42", "--offline"], env: env, runs: 5)
         report("nexusctl search --offline, \(label) cached lines (median)", ms(percentile(offline.ms, 50)), "≤ 300 ms",
                percentile(offline.ms, 50) <= 300)

@@ -18,6 +18,10 @@ struct SearchIndexService: Service {
             // The messages indexed since the list was last empty, and whether this run logs.
             var done = 0
             var logging = false
+            // One rest first, as after an idle pass, so the rest holds from the start (a
+            // first pass racing the first sends indexed some of them at once: a test that
+            // rests an hour saw fewer waiting than it sent).
+            try await Task.sleep(for: .milliseconds(services.limits.searchIndexIdleMilliseconds))
             while !Task.isCancelled {
                 let (indexed, left): (Int, Int)
                 do {

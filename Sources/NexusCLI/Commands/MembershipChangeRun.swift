@@ -32,10 +32,7 @@ enum MembershipChangeRun {
         let entry: OutboxEntry
         let outcome: Sending.Outcome
         do {
-            (entry, outcome) = try sending.membership(kind, conversationId: conversationId, emails: emails, name: name, lock: .wait(onBusy: {
-                guard context.terminal.errorIsTerminal else { return }
-                context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the change is queued safely…")
-            }))
+            (entry, outcome) = try sending.membership(kind, conversationId: conversationId, emails: emails, name: name, lock: OutboxSending.waitingLock(context, what: "the change"))
         } catch {
             throw CLIError(error)
         }

@@ -19,10 +19,7 @@ enum MessageChangeRun {
         let entry: OutboxEntry
         let outcome: Sending.Outcome
         do {
-            (entry, outcome) = try sending.change(kind, of: ref, text: text, emoji: emoji, lock: .wait(onBusy: {
-                guard context.terminal.errorIsTerminal else { return }
-                context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the change is queued safely…")
-            }))
+            (entry, outcome) = try sending.change(kind, of: ref, text: text, emoji: emoji, lock: OutboxSending.waitingLock(context, what: "the change"))
         } catch {
             throw CLIError(error)
         }

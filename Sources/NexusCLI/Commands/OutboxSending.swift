@@ -34,6 +34,15 @@ enum OutboxSending {
     }
 
     /// Names what the cache could not keep and damaged records; returns `outcome`.
+    /// Waits for another delivery (a `queue flush` or `send`) to finish; only a person
+    /// watching hears of it. `what` is what is queued meanwhile ("the message", "the change").
+    static func waitingLock(_ context: CommandContext, what: String) -> Sending.LockPolicy {
+        .wait(onBusy: {
+            guard context.terminal.errorIsTerminal else { return }
+            context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; \(what) is queued safely…")
+        })
+    }
+
     static func warnings(_ outcome: Sending.Outcome, _ context: CommandContext) -> Sending.Outcome {
         context.warn(outcome.cacheProblems)
         warnDamaged(outcome.damaged, context)

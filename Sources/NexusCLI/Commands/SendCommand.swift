@@ -78,11 +78,7 @@ enum SendCommand {
         let mine: [OutboxEntry]
         let outcome: Sending.Outcome
         do {
-            (mine, outcome) = try sending.send(texts, conversationId: conversationId, to: target, replyTo: replyTo, lock: .wait(onBusy: {
-                // Another send or flush is delivering; only a person watching needs to hear it.
-                guard context.terminal.errorIsTerminal else { return }
-                context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
-            }))
+            (mine, outcome) = try sending.send(texts, conversationId: conversationId, to: target, replyTo: replyTo, lock: OutboxSending.waitingLock(context, what: "the message"))
         } catch {
             throw CLIError(error)
         }

@@ -46,10 +46,7 @@ enum SendFiles {
         let mine: [OutboxEntry]
         let outcome: Sending.Outcome
         do {
-            (mine, outcome) = try sending.send(caption, files: files, conversationId: conversationId, to: target, lock: .wait(onBusy: {
-                guard context.terminal.errorIsTerminal else { return }
-                context.output.note("Waiting for another delivery (a `queue flush` or `send`) to finish; the message is queued safely…")
-            }))
+            (mine, outcome) = try sending.send(caption, files: files, conversationId: conversationId, to: target, lock: OutboxSending.waitingLock(context, what: "the message"))
         } catch {
             throw CLIError(error)
         }

@@ -107,6 +107,9 @@ final class PostgresDatabase: Database {
             return [e.beginError, e.closureError, e.commitError].contains { $0.map(isUnavailable) ?? false }
         }
         guard let e = error as? PSQLError else { return false }
+        // A query sent on a connection the server is terminating (57P01) fails as the
+        // client closing it, with the server's reason underneath.
+        if let underlying = e.underlying, isUnavailable(underlying) { return true }
         if e.serverInfo?[.sqlState] == "25006" { return true }
         if [.connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed].contains(e.code) { return true }
         let state = e.serverInfo?[.sqlState] ?? ""

@@ -11,5 +11,5 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The static binaries' rows need `make dist` run before (it takes minutes; see the README).
 if ls dist/*.tar.gz dist/*.deb >/dev/null 2>&1; then export NEXUS_BENCH_DIST="$PWD/dist"; fi
-# Beside a throwaway PostgreSQL cluster, for the replica rows.
-bash Tests/scripts/with-postgres.sh Server/.build/release/nexus-bench "$PWD/.build/release/nexusctl" "$PWD/Server/.build/release/nexusd" "$work"
+# Beside a throwaway PostgreSQL cluster, for the replica rows; durable, as in production.
+WITH_POSTGRES_FSYNC=on bash Tests/scripts/with-postgres.sh Server/.build/release/nexus-bench "$PWD/.build/release/nexusctl" "$PWD/Server/.build/release/nexusd" "$work"

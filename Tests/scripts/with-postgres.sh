@@ -23,9 +23,10 @@ trap stop EXIT
 as_owner "$bindir/initdb" -D "$dir/data" -U nexus --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
 # fsync off: the suites kill nexusd, never this cluster or the machine, so what PostgreSQL
 # has written survives without it; with it, the 300 MiB attachment test's WAL flushes
-# stalled every other suite on CI for two minutes.
+# stalled every other suite on CI for two minutes. `make bench` turns it on
+# (WITH_POSTGRES_FSYNC=on): its rows say "durable".
 as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -o \
-    "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off" start >/dev/null
+    "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${WITH_POSTGRES_FSYNC:-off}" start >/dev/null
 export NEXUS_TEST_POSTGRES="postgres://nexus@127.0.0.1:$port/postgres?sslmode=disable"
 export NEXUS_TEST_PSQL="$bindir/psql"
 echo "with-postgres: PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port" >&2

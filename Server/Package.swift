@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "nexusd", targets: ["nexusd"]),
         .executable(name: "nexus-bench", targets: ["nexus-bench"]),
         .executable(name: "nexus-soak", targets: ["nexus-soak"]),
+        .executable(name: "nexus-peak", targets: ["nexus-peak"]),
     ],
     dependencies: [
         .package(name: "nexus", path: ".."),
@@ -59,6 +60,8 @@ let package = Package(
             // A top-level script of shared state, measured from one thread at a time.
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // nexus-bench's peak-memory rows: a command's own peak, not nexus-bench's (main.c).
+        .executableTarget(name: "nexus-peak"),
         // `make soak`: 200 tails, steady senders and a nexusd restarted every minute.
         .executableTarget(
             name: "nexus-soak",

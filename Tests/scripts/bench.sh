@@ -7,6 +7,7 @@ cd "$(dirname "$0")/../.."
 swift build -c release --product nexusctl
 swift build -c release --package-path Server --product nexusd
 swift build -c release --package-path Server --product nexus-bench
+swift build -c release --package-path Server --product nexus-peak
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The static binaries' rows need `make dist` run before (it takes minutes; see the README).

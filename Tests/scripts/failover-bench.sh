@@ -14,6 +14,7 @@ if [ -z "${NEXUS_BENCH_BIN:-}" ]; then
     swift build -c release --product nexusctl
     swift build -c release --package-path Server --product nexusd
     swift build -c release --package-path Server --product nexus-bench
+    swift build -c release --package-path Server --product nexus-peak
 fi
 nexusctl=${NEXUSCTL_BIN:-$root/.build/release/nexusctl}
 nexusd=${NEXUSD_BIN:-$root/Server/.build/release/nexusd}

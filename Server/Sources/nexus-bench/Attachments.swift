@@ -30,16 +30,18 @@ func attachmentMeasures() {
         env["NEXUS_SERVER"] = serverURL
         env["NEXUS_HOME"] = home
 
-        let up = timeCommand(nexusctl, ["send", String(conversation), "--file", file, "bench file"], env: env, runs: 1)
+        let up = timeCommand(nexusctl, ["send", String(conversation), "--file", file, "bench file"], env: env, runs: 1, peakOfTimedRun: true)
         let upRate = Double(size) / 1e6 / (up.ms[0] / 1000)
         let seq = try! api.messages(conversationId: conversation, limit: 1).messages.last!.seq
         env["NEXUS_HOME"] = receiverHome
         let out = work + "/downloaded-\(tag).bin"
-        let down = timeCommand(nexusctl, ["download", "\(conversation)/\(seq)", "--out", out], env: env, runs: 1)
+        let down = timeCommand(nexusctl, ["download", "\(conversation)/\(seq)", "--out", out], env: env, runs: 1, peakOfTimedRun: true)
         let downRate = Double(size) / 1e6 / (down.ms[0] / 1000)
         unlink(out)
+        // Read before it stops: its wait4 peak would start from nexus-bench's (Sources/nexus-peak).
+        let serverRSS = procStatusKiB(child.pid, "VmHWM:")
         kill(child.pid, SIGTERM)
-        let (_, serverRSS) = reap(child)
+        _ = reap(child)
         if let fd = child.stdout { close(fd) }
 
         let gib = mib == 1024 ? "1 GiB" : "\(mib) MiB"

@@ -24,8 +24,10 @@ let package = Package(
         .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore", "LibC"]),
         .executableTarget(name: "nexusctl", dependencies: ["NexusCLI", "LibC"]),
-        .testTarget(name: "NexusCoreTests", dependencies: ["NexusCore"]),
-        .testTarget(name: "NexusCLITests", dependencies: ["NexusCLI", "NexusCore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["NexusCore"]),
+        // The test runner ignores SIGPIPE from its first instruction (ignore_sigpipe.c).
+        .target(name: "TestProcess", path: "Tests/TestProcess"),
+        .testTarget(name: "NexusCoreTests", dependencies: ["NexusCore", "TestProcess"]),
+        .testTarget(name: "NexusCLITests", dependencies: ["NexusCLI", "NexusCore", "TestProcess"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["NexusCore", "TestProcess"]),
     ]
 )

@@ -19,14 +19,7 @@ private let testRoot: String = {
     return root
 }()
 
-/// A child that exits without reading its stdin, or a peer that hangs up on FaultProxy, must
-/// not take the test runner down with SIGPIPE (CI's runner died of signal 13 in the first
-/// seconds of a run, when it was ignored only once a first command had been started).
-/// Every test makes a folder before it starts anything.
-private let sigpipeIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
-
 func makeTempDir(_ label: String) throws -> String {
-    sigpipeIgnored
     let dir = testRoot + "/\(label)-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir

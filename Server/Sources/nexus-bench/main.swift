@@ -166,6 +166,16 @@ if only == nil || only == "search" {
     SearchBench(nexusctl: nexusctl, baseEnv: baseEnv, url: url, report: { report($0, $1, target: $2, ok: $3) })
         .run(api: searchAPI, conversation: searched, home: searchHome)
 }
+if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], only == nil || only == "search" {
+    let pgServer = startPostgresServer(postgres, database: "bench_search")
+    let (searchAPI, _, searchHome) = makeUser("pg-sara", server: pgServer.url)
+    let (_, tom, _) = makeUser("pg-tom", server: pgServer.url)
+    let searched = try! searchAPI.openDirect(with: tom.email).conversation.id
+    var bench = SearchBench(nexusctl: nexusctl, baseEnv: baseEnv, url: pgServer.url, report: { report($0, $1, target: $2, ok: $3) })
+    (bench.backend, bench.sqlitePath, bench.clientRows) = ("PostgreSQL", nil, false)
+    bench.run(api: searchAPI, conversation: searched, home: searchHome)
+    stopServer(pgServer.child)
+}
 
 // MARK: 6. conversations: one user in 10,000 of them
 

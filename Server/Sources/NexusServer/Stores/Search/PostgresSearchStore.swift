@@ -19,8 +19,8 @@ struct PostgresSearchStore: SearchStore {
         let viewer = next()
         var conditions: [String] = []
         if let tsquery = Self.tsquery(scope.query) {
-            binds.append(tsquery)
-            conditions.append("m.search @@ to_tsquery('simple', unaccent('unaccent', \(next())))")
+            binds.append(try await normalized(tsquery))
+            conditions.append("m.search @@ \(next())::tsquery")
         }
         let rest = SearchConditions.make(
             scope,
@@ -42,17 +42,19 @@ struct PostgresSearchStore: SearchStore {
             WHERE \((conditions + rest.sql).joined(separator: " AND "))
             ORDER BY m.id DESC LIMIT \(next())
             """
-        let query = PostgresQuery(unsafeSQL: sql, binds: binds)
-        // The planner prices testing a row's tsvector at one operator; it is far more. With
-        // the default, a word in ~0.4 % of a million messages walked the primary key backwards
-        // testing ~12,500 rows (55-89 ms); ten times the price takes the GIN bitmap (31-39 ms)
-        // and leaves the backward walk to words common enough to fill the page at once (a word
-        // in half the messages: 0.25 ms either way). Forcing the bitmap instead cost that word
-        // 344-422 ms. See docs/benchmarks.md.
-        return try await db.transaction { [logger = db.logger] c in
-            try await c.query("SET LOCAL cpu_operator_cost = 0.025", logger: logger)
-            return try await c.query(query, logger: logger).collect().map { try Rows.message($0.makeRandomAccess()) }
-        }
+        return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { try Rows.message($0) }
+    }
+
+    /// The query's tsquery, unaccented and folded by PostgreSQL as the column was, as text.
+    /// Why a query of its own: written inline, `to_tsquery(unaccent(...))` is a stable
+    /// expression that a walk along the primary key evaluates again for every row it tests
+    /// (a word in 0.4 % of a million messages: 80-112 ms), and as a subquery its value is
+    /// unknown to the planner, which then walks for rare pairs too (600-990 ms). Bound as a
+    /// plain tsquery value, the planner sees it and each row costs one `@@` (2-4 ms; pairs
+    /// and phrases 0.3-0.5 ms through the GIN index). docs/benchmarks.md.
+    private func normalized(_ tsquery: String) async throws -> String {
+        let rows = try await db.rows("SELECT to_tsquery('simple', unaccent('unaccent', \(tsquery)))::text")
+        return try rows.first.map { try $0[0].decode(String.self) } ?? ""
     }
 
     /// The generated column is written with the row: nothing waits.

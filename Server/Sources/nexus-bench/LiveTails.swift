@@ -14,111 +14,34 @@ import Glibc
 // in 4 groups of 250 with one sender in each, and its 4 sends go back to back: each poll's
 // latency runs from its own message's acknowledgement to its answer.
 
-/// The polls: one socket each, read by one poll(2) thread, each answer timed as it completes.
-final class TailPolls: @unchecked Sendable {
-    private let lock = NSLock()
-    private var fds: [Int32] = []
-    private var watched: [pollfd] = []
-    private var buffers: [[UInt8]] = []
-    private(set) var answeredAt: [Double?] = []
-    private(set) var status: [Int] = []
-    private(set) var dropped = 0
-
-    /// Opens one connection per request and sends it; the answers are read on a thread of their own.
-    init(port: UInt16, requests: [String]) {
-        for request in requests {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            precondition(fd >= 0, "socket: \(String(cString: strerror(errno))) (file-descriptor limit?)")
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = port.bigEndian
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            precondition(connected == 0, "connect: \(String(cString: strerror(errno)))")
-            let bytes = Array(request.utf8)
-            precondition(write(fd, bytes, bytes.count) == bytes.count, "write: \(String(cString: strerror(errno)))")
-            fds.append(fd)
-            watched.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-        }
-        buffers = Array(repeating: [], count: fds.count)
-        answeredAt = Array(repeating: nil, count: fds.count)
-        status = Array(repeating: 0, count: fds.count)
-        let thread = Thread { [self] in loop() }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-
-    var answered: Int { lock.lock(); defer { lock.unlock() }; return answeredAt.lazy.filter { $0 != nil }.count }
-
-    func snapshot() -> (answeredAt: [Double?], status: [Int], dropped: Int) {
-        lock.lock(); defer { lock.unlock() }
-        return (answeredAt, status, dropped)
-    }
-
-    private func loop() {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while !isStopped {
-            let n = poll(&watched, nfds_t(watched.count), 200)
-            if n < 0 && errno != EINTR { return }
-            let t = now()
-            for i in watched.indices where watched[i].revents != 0 {
-                watched[i].revents = 0
-                let got = read(fds[i], &chunk, chunk.count)
-                lock.lock()
-                if got > 0 {
-                    buffers[i] += chunk[0..<got]
-                    if answeredAt[i] == nil, let code = Self.complete(buffers[i]) {
-                        answeredAt[i] = t
-                        status[i] = code
-                    }
-                } else if got == 0 || (errno != EAGAIN && errno != EINTR) {
-                    // Closed before its answer: that tail lost its poll. A close after the answer
-                    // (not seen so far) would only cost a reconnection, and is not counted.
-                    if answeredAt[i] == nil { dropped += 1 }
-                    watched[i].fd = -1
-                }
-                lock.unlock()
-            }
-        }
-    }
-
-    /// The status code once a whole response (Content-Length or chunked) is in.
-    private static func complete(_ b: [UInt8]) -> Int? {
-        let text = String(decoding: b, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return nil }
-        let head = text[..<end.lowerBound].lowercased()
-        let body = text.utf8.count - text[..<end.upperBound].utf8.count
-        let code = Int(head.split(separator: " ").dropFirst().first ?? "") ?? -1
-        if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-           let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
-            return body >= length ? code : nil
-        }
-        return text.hasSuffix("\r\n0\r\n\r\n") ? code : nil
-    }
-
-    private var stopped = false
-    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
-
-    func close() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
-        usleep(400_000)  // the thread's last poll(2) returns
-        for fd in fds { Glibc.close(fd) }
-    }
+/// One run's figures.
+struct TailsRun {
+    var answered = 0, polls = 0, errors = 0, dropped = 0, early = 0
+    var p50 = Double.nan, p99 = Double.nan, slowest = Double.nan
+    var holdingMiB = Double.nan, peakMiB = Double.nan
+    /// nexusd's CPU (user + system) from the first send until the last answer, or 10 s.
+    var answerCPU = Double.nan
+    var opened = Double.nan
+    var ok: Bool { p99 <= 100 && peakMiB <= 512 && errors == 0 && dropped == 0 && early == 0 }
 }
 
-/// A value of nexusd's /proc/PID/status, in KiB ("VmHWM:", "VmRSS:").
-func procStatusKiB(_ pid: pid_t, _ field: String) -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return .nan }
-    return Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
+/// A nexusd of its own for the tails, from `binary` (the measured build or a "before" one).
+private func startTailsServer(_ binary: String, db: String) -> (Spawned, String) {
+    // Cheap password hashes: 1,000 registrations at the default cost would take minutes.
+    // The default of 16 polls per user (ServerLimits.pollsPerUser) already takes 10 each.
+    let child = spawn(binary, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error", "--bcrypt-cost", "4"],
+                      env: baseEnv, captureStdout: true)
+    var line = [UInt8]()
+    var byte: UInt8 = 0
+    while read(child.stdout!, &byte, 1) == 1 && byte != 10 { line.append(byte) }
+    let text = String(decoding: line, as: UTF8.self)
+    guard text.hasPrefix("nexusd listening on ") else { fatalError("nexusd did not start: \(text)") }
+    return (child, String(text.dropFirst("nexusd listening on ".count)))
 }
 
+/// NEXUS_BENCH_TAILS_BEFORE=<another nexusd>: that build too, by turns with the measured
+/// one (NEXUS_BENCH_TAILS_TURNS runs each, 3 by default), each row the median of its runs.
 func liveTailsMeasures() {
-    let users = 1000, pollsPerUser = 10, groupSize = 250
     // 10,000 sockets here, and 10,000 in nexusd, which inherits this limit (it is per process).
     var limit = rlimit()
     getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
@@ -128,9 +51,51 @@ func liveTailsMeasures() {
         report("10,000 live tails", "skipped: file-descriptor hard limit \(limit.rlim_max), needs 10,500 (ulimit -Hn)")
         return
     }
-    // Cheap password hashes: 1,000 registrations at the default cost would take minutes.
-    // The default of 16 polls per user (ServerLimits.pollsPerUser) already takes 10 each.
-    let (tails, tailsURL) = startServer(db: work + "/tails.sqlite", extra: ["--bcrypt-cost", "4"])
+    let env = ProcessInfo.processInfo.environment
+    guard let before = env["NEXUS_BENCH_TAILS_BEFORE"] else {
+        reportTails(liveTailsRun(nexusd, db: work + "/tails.sqlite"), label: "")
+        return
+    }
+    let turns = max(1, Int(env["NEXUS_BENCH_TAILS_TURNS"] ?? "") ?? 3)
+    var runs: [(before: TailsRun, after: TailsRun)] = []
+    for turn in 0..<turns {
+        let b = liveTailsRun(before, db: work + "/tails-before-\(turn).sqlite")
+        let a = liveTailsRun(nexusd, db: work + "/tails-after-\(turn).sqlite")
+        runs.append((b, a))
+    }
+    func median(_ values: [Double]) -> Double { percentile(values, 50) }
+    func merged(_ side: [TailsRun]) -> TailsRun {
+        var m = TailsRun()
+        m.answered = side.map(\.answered).min() ?? 0
+        m.polls = side.first?.polls ?? 0
+        m.errors = side.map(\.errors).reduce(0, +)
+        m.dropped = side.map(\.dropped).reduce(0, +)
+        m.early = side.map(\.early).reduce(0, +)
+        m.p50 = median(side.map(\.p50)); m.p99 = median(side.map(\.p99)); m.slowest = median(side.map(\.slowest))
+        m.holdingMiB = median(side.map(\.holdingMiB)); m.peakMiB = median(side.map(\.peakMiB))
+        m.answerCPU = median(side.map(\.answerCPU)); m.opened = median(side.map(\.opened))
+        return m
+    }
+    reportTails(merged(runs.map(\.before)), label: "before, median of \(turns): ")
+    reportTails(merged(runs.map(\.after)), label: "after, median of \(turns): ")
+}
+
+private func reportTails(_ r: TailsRun, label: String) {
+    report("10,000 live tails (1,000 users × 10), \(label)answered with the message", "\(r.answered) of \(r.polls)")
+    report("  delivery ack → each poll's answer, p50", ms(r.p50))
+    report("  delivery ack → each poll's answer, p99", ms(r.p99), target: "≤ 100 ms", ok: r.p99 <= 100)
+    report("  slowest poll", ms(r.slowest))
+    report("  nexusd CPU answering the 10,000 polls", String(format: "%.0f ms (%.0f µs a poll)", r.answerCPU * 1000, r.answerCPU * 1e6 / Double(max(1, r.polls))))
+    report("  nexusd RSS holding 10,000 polls", String(format: "%.0f MiB", r.holdingMiB))
+    report("  nexusd peak RSS (VmHWM)", String(format: "%.0f MiB", r.peakMiB), target: "≤ 512 MiB", ok: r.peakMiB <= 512)
+    report("  errors (no answer, or not 200) and dropped connections", "\(r.errors) errors, \(r.dropped) dropped, \(r.early) early",
+           target: "0", ok: r.errors == 0 && r.dropped == 0 && r.early == 0)
+}
+
+/// One run against a fresh nexusd from `binary`.
+func liveTailsRun(_ binary: String, db: String) -> TailsRun {
+    let users = 1000, pollsPerUser = 10, groupSize = 250
+    let (tails, tailsURL) = startTailsServer(binary, db: db)
     let tailsAddress = try! ServerAddress(parsing: tailsURL)
     let setupStart = now()
     let apis = (0..<users).map { _ in NexusAPI(address: tailsAddress) }
@@ -177,6 +142,11 @@ func liveTailsMeasures() {
     FileHandle.standardError.write(Data(String(format: "  (10,000 polls opened in %.1f s, settled after %.1f s; %d answered early)\n", opened, now() - openStart, early).utf8))
 
     var ackedAt: [Double] = []
+    let renewed = polls.stopRearming()
+    if renewed > 0 {
+        FileHandle.standardError.write(Data("  (\(renewed) polls ran out their 60 s before the send and asked again)\n".utf8))
+    }
+    let cpuBefore = cpuSeconds(of: tails.pid)
     let sendStart = now()
     for (g, conversation) in groups.enumerated() {
         _ = try! apis[0].send(conversationId: conversation, localId: "tails-\(g)", text: "to every tail")
@@ -185,6 +155,7 @@ func liveTailsMeasures() {
     let deadline = now() + 10
     while polls.answered < requests.count && now() < deadline { usleep(10_000) }
     let (answeredAt, status, dropped) = polls.snapshot()
+    let answerCPU = cpuSeconds(of: tails.pid) - cpuBefore
     let peak = procStatusKiB(tails.pid, "VmHWM:")
     polls.close()
     stopServer(tails)
@@ -198,13 +169,15 @@ func liveTailsMeasures() {
         guard let t = answeredAt[p], status[p] == 200, t >= sendStart else { errors += 1; continue }
         latencies.append(max(0, t - ackedAt[group]) * 1000)
     }
-    let p50 = percentile(latencies, 50), p99 = percentile(latencies, 99)
-    report("10,000 live tails (1,000 users × 10): answered with the message", "\(latencies.count) of \(requests.count)")
-    report("  delivery ack → each poll's answer, p50", ms(p50))
-    report("  delivery ack → each poll's answer, p99", ms(p99), target: "≤ 100 ms", ok: p99 <= 100)
-    report("  slowest poll", ms(latencies.max() ?? .nan))
-    report("  nexusd RSS holding 10,000 polls", String(format: "%.0f MiB", holdingRSS / 1024))
-    report("  nexusd peak RSS (VmHWM)", String(format: "%.0f MiB", peak / 1024), target: "≤ 512 MiB", ok: peak / 1024 <= 512)
-    report("  errors (no answer, or not 200) and dropped connections", "\(errors) errors, \(dropped) dropped, \(early) early",
-           target: "0", ok: errors == 0 && dropped == 0 && early == 0)
+    var run = TailsRun()
+    run.answered = latencies.count; run.polls = requests.count
+    run.errors = errors; run.dropped = dropped; run.early = early
+    run.p50 = percentile(latencies, 50); run.p99 = percentile(latencies, 99); run.slowest = latencies.max() ?? .nan
+    run.holdingMiB = holdingRSS / 1024; run.peakMiB = peak / 1024
+    run.answerCPU = answerCPU; run.opened = opened
+    FileHandle.standardError.write(Data(String(
+        format: "  (%@: p50 %.0f ms, p99 %.0f ms, CPU %.0f ms, holding %.0f MiB, peak %.0f MiB, %d errors, %d dropped, load %@)\n",
+        (binary as NSString).lastPathComponent, run.p50, run.p99, answerCPU * 1000, run.holdingMiB, run.peakMiB, errors, dropped,
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")).utf8))
+    return run
 }

@@ -1,4 +1,6 @@
+import Foundation
 import Hummingbird
+import NIOCore
 import ServiceLifecycle
 import NexusCore
 
@@ -6,6 +8,8 @@ import NexusCore
 struct SyncController {
     let feed: any FeedStore
     let services: AppServices
+    /// Polls woken together at one cursor share one read and one encoded answer.
+    let reads = SharedFeedReads()
     static let pageLimit = 500
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -47,7 +51,7 @@ struct SyncController {
         let me = caller.user
         let conversationId = try request.queryInt("conversation")
         if let conversationId {
-            _ = try await services.members(of: conversationId, caller: caller, for: .read)
+            _ = try await Self.apart { [services] in try await services.members(of: conversationId, caller: caller, for: .read) }
         } else {
             try caller.access.check(.read)
             // The whole feed holds every conversation: a token limited to some reads one at a time.
@@ -64,15 +68,9 @@ struct SyncController {
             guard (0...Int64(Limits.maxPageSize)).contains(last) else {
                 throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
             }
-            let (events, head) = try await feed.lastMessageEvents(viewer: me.id, conversationId: conversationId, count: Int(last))
-            let headEvent = events.last?.id == head ? events.last : try await event(at: head, viewer: me.id, conversationId: conversationId)
-            var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of))
-            if let askedPresence {
-                let snapshot = services.presenceSnapshot(of: try await contacts(of: me.id, conversationId: conversationId))
-                if snapshot.digest != askedPresence { response.presence = snapshot.states }
-                response.presenceDigest = snapshot.digest
+            return try await Self.apart { [self] in
+                try await lastPage(viewer: me.id, conversationId: conversationId, count: Int(last), askedPresence: askedPresence)
             }
-            return try jsonResponse(response)
         }
 
         let after = try request.queryInt("after") ?? 0
@@ -80,7 +78,7 @@ struct SyncController {
         if let check, !FeedCheck.isWellFormed(check) {
             throw APIError.badRequest("check must be the cursorCheck or an event's check, as the server gave it.", code: "invalid_query")
         }
-        try await verify(after: after, check: check, viewer: me.id, conversationId: conversationId)
+        try await Self.apart { [self] in try await verify(after: after, check: check, viewer: me.id, conversationId: conversationId) }
         let wait = try request.queryInt("wait") ?? 0
         guard (0...Int64(Limits.maxSyncWaitSeconds)).contains(wait) else {
             throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
@@ -94,14 +92,18 @@ struct SyncController {
             }
         }
         defer { if wait > 0 { services.polls.release(me.id) } }
-        let hold = try await holdPresence(request, context: context, user: me.id, wait: wait)
+        let hold = try await Self.apart { [self] in try await holdPresence(request, context: context, user: me.id, wait: wait) }
         defer { hold?.end() }
-        let contacts = askedPresence == nil ? [] : try await contacts(of: me.id, conversationId: conversationId)
+        let contacts: [User] = askedPresence == nil ? [] : try await Self.apart { [self] in try await self.contacts(of: me.id, conversationId: conversationId) }
         let deadline = ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds))
         let started = services.clock()
+        let key = SharedFeedReads.Key(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
         while true {
             let seen = services.notifier.version(of: me.id)
-            let events = try await feed.events(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
+            let page = try await reads.page(key, version: seen) { [self] in
+                try await self.page(viewer: me.id, after: after, conversationId: conversationId)
+            }
+            let events = page.events
             let remaining = deadline - ContinuousClock.now
             // Typing is news too: a poll answers early when someone starts typing.
             let (typing, freshTyping) = services.typing.active(
@@ -109,10 +111,10 @@ struct SyncController {
             let snapshot = askedPresence.map { _ in services.presenceSnapshot(of: contacts) }
             let presenceMoved = snapshot.map { $0.digest != askedPresence } ?? false
             if !events.isEmpty || freshTyping || presenceMoved || remaining <= .zero || services.notifier.isShutDown {
-                let presented = events.map(present)
+                if let body = page.body, typing.isEmpty, snapshot == nil { return Self.answer(body) }
                 return try jsonResponse(SyncResponse(
-                    events: presented, cursor: presented.last?.id ?? after,
-                    cursorCheck: presented.isEmpty ? (after > 0 ? check : nil) : presented.last?.check,
+                    events: events, cursor: events.last?.id ?? after,
+                    cursorCheck: events.isEmpty ? (after > 0 ? check : nil) : events.last?.check,
                     typing: typing.isEmpty ? nil : typing,
                     presence: presenceMoved ? snapshot?.states : nil, presenceDigest: snapshot?.digest))
             }
@@ -123,7 +125,52 @@ struct SyncController {
                 notifier.shutdown()
             }
             // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
-            if let conversationId { _ = try await services.members(of: conversationId, viewer: me.id) }
+            if let conversationId {
+                _ = try await Self.apart { [services] in try await services.members(of: conversationId, viewer: me.id) }
+            }
         }
+    }
+
+    /// The newest `count` message events and the feed's head (`last=N`).
+    private func lastPage(viewer: Int64, conversationId: Int64?, count: Int, askedPresence: String?) async throws -> Response {
+        let (events, head) = try await feed.lastMessageEvents(viewer: viewer, conversationId: conversationId, count: count)
+        let headEvent = events.last?.id == head ? events.last : try await event(at: head, viewer: viewer, conversationId: conversationId)
+        var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of))
+        if let askedPresence {
+            let snapshot = services.presenceSnapshot(of: try await contacts(of: viewer, conversationId: conversationId))
+            if snapshot.digest != askedPresence { response.presence = snapshot.states }
+            response.presenceDigest = snapshot.digest
+        }
+        return try jsonResponse(response)
+    }
+
+    /// Runs `body` in a short task of its own. A task keeps the deepest async stack it ever
+    /// had until it ends (Swift's task allocator keeps its slabs for reuse), and a held
+    /// poll's task lives as long as its connection: so the queries and their decoding run
+    /// apart, and 10,000 held polls keep only their waiting frames (~50 KiB each before).
+    private static func apart<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task(operation: body).value
+    }
+}
+
+extension SyncController {
+    /// A page of the viewer's feed as the viewer gets it, with the answer a plain poll
+    /// gives when it holds events: the bytes `jsonResponse` would write for it.
+    fileprivate func page(viewer: Int64, after: Int64, conversationId: Int64?) async throws -> SharedFeedReads.Page {
+        let events = try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: Self.pageLimit)
+            .map(present)
+        guard let last = events.last else { return .init(events: [], body: nil) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let data = try encoder.encode(SyncResponse(events: events, cursor: last.id, cursorCheck: last.check))
+        return .init(events: events, body: ByteBuffer(bytes: data))
+    }
+
+    /// A shared answer: the buffer is copied on write, so every poll sends the same bytes.
+    fileprivate static func answer(_ body: ByteBuffer) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
+            body: .init(byteBuffer: body))
     }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Wakes long-polling sync requests when something new lands in a user's feed.
@@ -12,8 +13,6 @@ final class FeedNotifier: Sendable {
         var versions: [Int64: UInt64] = [:]
         var waiters: [Int64: [Int: CheckedContinuation<Void, Never>]] = [:]
         var nextToken = 0
-        /// Each waiter's timeout, cancelled when a notification wakes it first.
-        var timers: [Int: Task<Void, Never>] = [:]
         var shutDown = false
     }
 
@@ -24,20 +23,15 @@ final class FeedNotifier: Sendable {
     }
 
     func notify(users: some Sequence<Int64>) {
-        let (toWake, timers) = state.withLock { state in
+        let toWake = state.withLock { state in
             var wake: [CheckedContinuation<Void, Never>] = []
-            var timers: [Task<Void, Never>] = []
             for user in users {
                 state.versions[user, default: 0] &+= 1
                 guard let waiting = state.waiters.removeValue(forKey: user) else { continue }
                 wake += waiting.values
-                for token in waiting.keys {
-                    if let timer = state.timers.removeValue(forKey: token) { timers.append(timer) }
-                }
             }
-            return (wake, timers)
+            return wake
         }
-        for timer in timers { timer.cancel() }
         for continuation in toWake { continuation.resume() }
     }
 
@@ -49,6 +43,11 @@ final class FeedNotifier: Sendable {
     }
 
     /// Returns when the user's version differs from `seen`, or after `timeout`.
+    ///
+    /// The timeout is a timer on an event loop, left to fire when a notification came
+    /// first (it then finds no waiter): a sleeping Task per poll cost 10,000 tasks for
+    /// 10,000 polls, and cancelling NIO's timers searches its heap, which a message
+    /// waking 10,000 polls made quadratic (issue 19).
     func wait(user: Int64, seen: UInt64, timeout: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let token: Int? = state.withLock { state in
@@ -59,31 +58,23 @@ final class FeedNotifier: Sendable {
                 return token
             }
             guard let token else { return continuation.resume() }
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
+            MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(max(0, nanoseconds))) {
                 self.expire(user: user, token: token)
             }
-            let armed = state.withLock { state in
-                guard state.waiters[user]?[token] != nil else { return false }
-                state.timers[token] = timer
-                return true
-            }
-            if !armed { timer.cancel() }
         }
     }
 
     /// Wakes every waiter and makes later waits return at once, so that held long-polls
     /// answer and a graceful shutdown does not wait out their timeouts.
     func shutdown() {
-        let (waiters, timers) = state.withLock { state in
+        let waiters = state.withLock { state in
             state.shutDown = true
             let waiters = state.waiters.values.flatMap(\.values)
-            let timers = Array(state.timers.values)
             state.waiters.removeAll()
-            state.timers.removeAll()
-            return (waiters, timers)
+            return waiters
         }
-        for timer in timers { timer.cancel() }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -91,7 +82,6 @@ final class FeedNotifier: Sendable {
 
     private func expire(user: Int64, token: Int) {
         let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.timers[token] = nil
             let c = state.waiters[user]?.removeValue(forKey: token)
             if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
             return c

@@ -1,0 +1,127 @@
+import BenchSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The polls: one socket each, read by one poll(2) thread, each answer timed as it completes.
+final class TailPolls: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fds: [Int32] = []
+    private var watched: [pollfd] = []
+    private var buffers: [[UInt8]] = []
+    private(set) var answeredAt: [Double?] = []
+    private(set) var status: [Int] = []
+    private(set) var dropped = 0
+    private var requests: [[UInt8]] = []
+    /// Until the first send, a poll that answers (its wait ran out: opening 10,000 on a
+    /// loaded machine can take over a minute) asks again on its connection, as `tail -f` does.
+    private var rearming = true
+    private(set) var renewed = 0
+
+    /// Opens one connection per request and sends it; the answers are read on a thread of their own.
+    init(port: UInt16, requests: [String]) {
+        for request in requests {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            precondition(fd >= 0, "socket: \(String(cString: strerror(errno))) (file-descriptor limit?)")
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            precondition(connected == 0, "connect: \(String(cString: strerror(errno)))")
+            let bytes = Array(request.utf8)
+            precondition(write(fd, bytes, bytes.count) == bytes.count, "write: \(String(cString: strerror(errno)))")
+            self.requests.append(bytes)
+            fds.append(fd)
+            watched.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+        }
+        buffers = Array(repeating: [], count: fds.count)
+        answeredAt = Array(repeating: nil, count: fds.count)
+        status = Array(repeating: 0, count: fds.count)
+        let thread = Thread { [self] in loop() }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// From now on an answer is the one measured (call before the first send).
+    func stopRearming() -> Int {
+        lock.lock(); defer { lock.unlock() }
+        rearming = false
+        return renewed
+    }
+
+    var answered: Int { lock.lock(); defer { lock.unlock() }; return answeredAt.lazy.filter { $0 != nil }.count }
+
+    func snapshot() -> (answeredAt: [Double?], status: [Int], dropped: Int) {
+        lock.lock(); defer { lock.unlock() }
+        return (answeredAt, status, dropped)
+    }
+
+    private func loop() {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while !isStopped {
+            let n = poll(&watched, nfds_t(watched.count), 200)
+            if n < 0 && errno != EINTR { return }
+            let t = now()
+            for i in watched.indices where watched[i].revents != 0 {
+                watched[i].revents = 0
+                let got = read(fds[i], &chunk, chunk.count)
+                lock.lock()
+                if got > 0 {
+                    buffers[i] += chunk[0..<got]
+                    if answeredAt[i] == nil, let code = Self.complete(buffers[i]) {
+                        if rearming && code == 200 {
+                            buffers[i] = []
+                            renewed += 1
+                            precondition(write(fds[i], requests[i], requests[i].count) == requests[i].count, "write: \(String(cString: strerror(errno)))")
+                        } else {
+                            answeredAt[i] = t
+                            status[i] = code
+                        }
+                    }
+                } else if got == 0 || (errno != EAGAIN && errno != EINTR) {
+                    // Closed before its answer: that tail lost its poll. A close after the answer
+                    // (not seen so far) would only cost a reconnection, and is not counted.
+                    if answeredAt[i] == nil { dropped += 1 }
+                    watched[i].fd = -1
+                }
+                lock.unlock()
+            }
+        }
+    }
+
+    /// The status code once a whole response (Content-Length or chunked) is in.
+    private static func complete(_ b: [UInt8]) -> Int? {
+        let text = String(decoding: b, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return nil }
+        let head = text[..<end.lowerBound].lowercased()
+        let body = text.utf8.count - text[..<end.upperBound].utf8.count
+        let code = Int(head.split(separator: " ").dropFirst().first ?? "") ?? -1
+        if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+           let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
+            return body >= length ? code : nil
+        }
+        return text.hasSuffix("\r\n0\r\n\r\n") ? code : nil
+    }
+
+    private var stopped = false
+    private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
+
+    func close() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+        usleep(400_000)  // the thread's last poll(2) returns
+        for fd in fds { Glibc.close(fd) }
+    }
+}
+
+/// A value of nexusd's /proc/PID/status, in KiB ("VmHWM:", "VmRSS:").
+func procStatusKiB(_ pid: pid_t, _ field: String) -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return .nan }
+    return Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
+}

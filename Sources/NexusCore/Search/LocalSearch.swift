@@ -52,27 +52,37 @@ public struct LocalSearch {
         return SearchResults.newest(Array(found.prefix(filter.limit + 1)), query: query, limit: filter.limit)
     }
 
-    /// Calls `body` with each complete line of the file, reading 1 MiB at a time.
+    /// Calls `body` with each complete line of the file, reading 1 MiB at a time into one
+    /// buffer (grown only for a longer line), lines found with memchr.
     static func lines(of path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(StoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { return }  // gone since it was listed (a prune): nothing to find
         defer { close(fd) }
-        var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var filled = 0
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { throw StoreError(path: path, reason: "can't read: \(String(cString: strerror(errno)))") }
+            if filled == buffer.count { buffer += repeatElement(0, count: buffer.count) }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError(path: path, reason: "can't read: \(String(cString: strerror(errno)))")
+            }
             if n == 0 { break }
-            buffer += chunk[..<n]
+            filled += n
             let consumed = buffer.withUnsafeBufferPointer { all -> Int in
+                let base = all.baseAddress!
                 var start = 0
-                while start < all.count, let nl = UnsafeBufferPointer(rebasing: all[start...]).firstIndex(of: 10) {
-                    body(UnsafeBufferPointer(rebasing: all[start..<start + nl]))
-                    start += nl + 1
+                while start < filled, let nl = memchr(base + start, 10, filled - start) {
+                    let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(nl))
+                    body(UnsafeBufferPointer(start: base + start, count: end - start))
+                    start = end + 1
                 }
                 return start
             }
-            buffer.removeSubrange(..<consumed)
+            if consumed > 0 {
+                buffer.withUnsafeMutableBytes { _ = memmove($0.baseAddress!, $0.baseAddress! + consumed, filled - consumed) }
+                filled -= consumed
+            }
         }
         // A torn last line without its newline is not a message yet.
     }
@@ -102,8 +112,34 @@ struct LinePrefilter {
 
     func mayMatch(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !needles.isEmpty else { return true }
-        for b in line where b >= 0x80 || b == UInt8(ascii: "\\") { return true }
-        return needles.allSatisfy { Self.contains(line, $0.bytes, wholeWord: $0.wholeWord, startOfWord: $0.startOfWord) }
+        guard let text = Self.text(of: line) else { return true }
+        for b in text where b >= 0x80 || b == UInt8(ascii: "\\") { return true }
+        return needles.allSatisfy { Self.contains(text, $0.bytes, wholeWord: $0.wholeWord, startOfWord: $0.startOfWord) }
+    }
+
+    private static let textKey = Array(#""text":""#.utf8)
+
+    /// The raw bytes of the line's `text` value, up to its first quote: a third of the line,
+    /// and the only part a search matches. The first `"text":"` is that key: no other field of
+    /// a message or of the objects inside it is named `text`, and inside a string a quote is
+    /// escaped. A value with an escaped quote ends early here, but it holds a backslash, which
+    /// sends the line to the decoder. Nil (decode it) when the key is missing.
+    static func text(of line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        guard let base = line.baseAddress else { return nil }
+        let quoteByte = Int32(UInt8(ascii: "\""))
+        var at = 0
+        while at + textKey.count <= line.count {
+            guard let quote = memchr(base + at, quoteByte, line.count - at) else { return nil }
+            at = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(quote))
+            guard at + textKey.count <= line.count else { return nil }
+            if memcmp(base + at, textKey, textKey.count) == 0 {
+                let start = at + textKey.count
+                guard let end = memchr(base + start, quoteByte, line.count - start) else { return nil }
+                return UnsafeBufferPointer(rebasing: line[start..<UnsafeRawPointer(base).distance(to: UnsafeRawPointer(end))])
+            }
+            at += 1
+        }
+        return nil
     }
 
     /// `needle` is lower case; the line's ASCII letters are compared lower-cased.

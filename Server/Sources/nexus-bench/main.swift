@@ -16,8 +16,8 @@ baseEnv["NO_COLOR"] = "1"
 
 // MARK: server
 
-func startServer(db: String, extra: [String] = []) -> (Spawned, String) {
-    let child = spawn(nexusd, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error", "--bench-routes"] + extra, env: baseEnv, captureStdout: true)
+func startServer(db: String, extra: [String] = [], binary: String = nexusd) -> (Spawned, String) {
+    let child = spawn(binary, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error", "--bench-routes"] + extra, env: baseEnv, captureStdout: true)
     var line = [UInt8]()
     var byte: UInt8 = 0
     while read(child.stdout!, &byte, 1) == 1 && byte != 10 { line.append(byte) }
@@ -194,15 +194,29 @@ if only == nil || only == "convos" {
     }
     FileHandle.standardError.write(Data(String(format: "  (10,000 groups in %.1f s)\n", now() - fillStart).utf8))
     // The server's answer, whole, as bytes: decoding it is the client's cost, measured below.
-    let raw = HTTPClient(address: address)
-    let listTimes = (0..<10).map { _ -> Double in
+    // NEXUS_BENCH_SERVER_BEFORE=<another nexusd>: that build too, on the same database file
+    // (WAL lets both read it), asked by turns with this one, for a before and after in one run.
+    let serverBefore = ProcessInfo.processInfo.environment["NEXUS_BENCH_SERVER_BEFORE"].map { startServer(db: dbPath, binary: $0) }
+    func listTime(_ client: HTTPClient) -> Double {
         let t = now()
-        let r = try! raw.request("GET", "/v1/conversations", headers: [("Authorization", "Bearer \(frankAPI.token!)")])
+        let r = try! client.request("GET", "/v1/conversations", headers: [("Authorization", "Bearer \(frankAPI.token!)")])
         precondition(r.status == 200)
         return (now() - t) * 1000
     }
+    let raw = HTTPClient(address: address)
+    let rawBefore = serverBefore.map { HTTPClient(address: try! ServerAddress(parsing: $0.1)) }
+    var listTimes: [Double] = [], beforeListTimes: [Double] = []
+    for _ in 0..<(rawBefore == nil ? 10 : 15) {
+        if let rawBefore { beforeListTimes.append(listTime(rawBefore)) }
+        listTimes.append(listTime(raw))
+    }
     let list = percentile(listTimes, 50)
-    report("server: list of 10,000 conversations, whole answer (median of 10)", ms(list), target: "≤ 25 ms", ok: list <= 25)
+    if rawBefore != nil {
+        let before = percentile(beforeListTimes, 50)
+        report("  before: server list of 10,000 conversations (median of \(beforeListTimes.count))", ms(before))
+        report("  after / before", String(format: "%.2f×", list / before))
+    }
+    report("server: list of 10,000 conversations, whole answer (median of \(listTimes.count))", ms(list), target: "≤ 25 ms", ok: list <= 25)
 
     var frankEnv = baseEnv
     frankEnv["NEXUS_HOME"] = frankHome
@@ -212,7 +226,12 @@ if only == nil || only == "convos" {
     let before = ProcessInfo.processInfo.environment["NEXUS_BENCH_CTL_BEFORE"]
     var onlineMs: [Double] = [], beforeMs: [Double] = []
     for _ in 0..<(before == nil ? 5 : 9) {
-        if let before { beforeMs += timeCommand(before, ["convos"], env: frankEnv, runs: 1).ms }
+        if let before {
+            // The before client against the before server, when there is one: main as a whole.
+            var env = frankEnv
+            if let serverBefore { env["NEXUS_SERVER"] = serverBefore.1 }
+            beforeMs += timeCommand(before, ["convos"], env: env, runs: 1).ms
+        }
         onlineMs += timeCommand(nexusctl, ["convos"], env: frankEnv, runs: 1).ms
     }
     let online = percentile(onlineMs, 50)
@@ -220,6 +239,7 @@ if only == nil || only == "convos" {
         report("  before: nexusctl convos online, 10,000 rows (median of 9)", ms(percentile(beforeMs, 50)))
     }
     report("nexusctl convos online, 10,000 rows (median of \(onlineMs.count))", ms(online), target: "≤ 60 ms", ok: online <= 60)
+    if let serverBefore { stopServer(serverBefore.0) }
     frankEnv["NEXUS_SERVER"] = "http://127.0.0.1:9"
     let cached = timeCommand(nexusctl, ["convos"], env: frankEnv, runs: 10)
     report("nexusctl convos from the local cache, 10,000 rows (median of 10)", ms(percentile(cached.ms, 50)), target: "≤ 50 ms",

@@ -44,22 +44,47 @@ public struct JSONWriter {
     }
 
     public mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { string(validUTF8: $0) }
+    }
+
+    /// A string from bytes as a database hands them over, without making a String first;
+    /// bytes that are not UTF-8 are repaired as `String(decoding:as:)` repairs them.
+    public mutating func string(utf8 buffer: UnsafeBufferPointer<UInt8>) {
+        if buffer.contains(where: { $0 >= 0x80 }) { return string(String(decoding: buffer, as: UTF8.self)) }
+        string(validUTF8: buffer)
+    }
+
+    /// Escapes as JSONEncoder does (quote, backslash, control characters; `/` as is), and
+    /// copies the runs between escapes whole.
+    private mutating func string(validUTF8 buffer: UnsafeBufferPointer<UInt8>) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        for b in value.utf8 {
+        var start = 0
+        for (i, b) in buffer.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+            if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<i])) }
+            start = i + 1
             switch b {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(b)
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(b)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(b)
             case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
             case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
             case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 15)]]
-            default: bytes.append(b)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                let digits = hex.utf8Start
+                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), digits[Int(b >> 4)], digits[Int(b & 15)]]
             }
         }
+        if start < buffer.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...])) }
         bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// A value another JSONWriter wrote, copied as it is (the list writes its items first and
+    /// puts them in order after).
+    public mutating func rawValue(_ json: ArraySlice<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
         needsComma = true
     }
 
@@ -69,10 +94,10 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    /// An ISO-8601 UTC time with milliseconds, written digit by digit: thousands of them
-    /// go into a list, and building each as a String first would cost more than the rest.
+    /// An ISO-8601 UTC time with milliseconds, written digit by digit into one piece appended
+    /// at once: thousands of them go into a list, and building each as a String first would
+    /// cost more than the rest.
     public mutating func timestamp(_ t: Timestamp) {
-        separate()
         let ms = t.milliseconds
         let secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let millis = Int(ms - secs * 1000)
@@ -80,23 +105,19 @@ public struct JSONWriter {
         let rem = Int(secs - days * 86400)
         let (y, m, d) = Timestamp.civil(fromDays: days)
         guard (0...9999).contains(y) else { return string(t.iso8601) }
-        func digits(_ v: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var v = v
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(v / divisor))
-                v %= divisor
-                divisor /= 10
-            }
+        separate()
+        let zero = UInt8(ascii: "0")
+        // "YYYY-MM-DDTHH:MM:SS.mmmZ" in quotes.
+        var piece: (UInt64, UInt64, UInt64, UInt32, UInt16) = (0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &piece) { p in
+            func two(_ at: Int, _ v: Int) { p[at] = zero + UInt8(v / 10); p[at + 1] = zero + UInt8(v % 10) }
+            p[0] = UInt8(ascii: "\""); two(1, Int(y) / 100); two(3, Int(y) % 100); p[5] = UInt8(ascii: "-")
+            two(6, m); p[8] = UInt8(ascii: "-"); two(9, d); p[11] = UInt8(ascii: "T")
+            two(12, rem / 3600); p[14] = UInt8(ascii: ":"); two(15, rem / 60 % 60); p[17] = UInt8(ascii: ":"); two(18, rem % 60)
+            p[20] = UInt8(ascii: "."); p[21] = zero + UInt8(millis / 100); two(22, millis % 100)
+            p[24] = UInt8(ascii: "Z"); p[25] = UInt8(ascii: "\"")
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: p[0..<26]))
         }
-        bytes.append(UInt8(ascii: "\""))
-        digits(Int(y), 4); bytes.append(UInt8(ascii: "-")); digits(m, 2); bytes.append(UInt8(ascii: "-")); digits(d, 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(rem / 3600, 2); bytes.append(UInt8(ascii: ":")); digits(rem / 60 % 60, 2); bytes.append(UInt8(ascii: ":")); digits(rem % 60, 2)
-        bytes.append(UInt8(ascii: ".")); digits(millis, 3)
-        bytes.append(UInt8(ascii: "Z"))
-        bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
 

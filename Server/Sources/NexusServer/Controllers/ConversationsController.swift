@@ -72,15 +72,9 @@ struct ConversationsController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.caller(.read)
-        var list = try await conversations.conversations(viewer: caller.user.id)
-        if let allowed = caller.access.conversations {
-            list.conversations = list.conversations.filter { allowed.contains($0.id) }
-            let shown = Set(list.conversations.flatMap(\.memberIds))
-            list.users = list.users.filter { shown.contains($0.id) }
-        }
-        list.users = list.users.map(services.present)
-        // Thousands of conversations: the hand-written encoder, not Codable's (see JSONWriter).
-        let bytes = list.jsonBytes()
+        let services = services
+        let bytes = try await conversations.conversationListJSON(
+            viewer: caller.user.id, allowed: caller.access.conversations, present: { services.present($0) })
         return Response(
             status: .ok,
             headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.count)],

@@ -11,6 +11,8 @@ import Synchronization
 final class SQLiteDatabase: Database {
     let writer: SQLiteWriter
     private let readers: [SQLiteConnection]
+    /// The conversation list's own reader (SQLiteConversationList); nil in memory.
+    let listReader: SQLiteReadConnection?
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
     let logger: Logger
@@ -51,8 +53,10 @@ final class SQLiteDatabase: Database {
             }
         }
         let direct: SQLiteDirect?
+        let listReader: SQLiteReadConnection?
         do {
             direct = path == ":memory:" || !useDirect ? nil : try SQLiteDirect(path: path, thread: writerPool)
+            listReader = path == ":memory:" ? nil : try SQLiteReadConnection(path: path)
         } catch {
             for reader in readers where reader !== writeConnection { try? await reader.close() }
             try? await writeConnection.close()
@@ -61,7 +65,7 @@ final class SQLiteDatabase: Database {
             throw error
         }
         let writer = SQLiteWriter(connection: writeConnection, direct: direct, insertMessages: SQLiteMessageStore.insert)
-        return SQLiteDatabase(writer: writer, readers: readers, pools: [writerPool, readerPool], logger: logger)
+        return SQLiteDatabase(writer: writer, readers: readers, listReader: listReader, pools: [writerPool, readerPool], logger: logger)
     }
 
     /// The stores of a SQLite database at `path` (or ":memory:").
@@ -83,9 +87,10 @@ final class SQLiteDatabase: Database {
         return NSTemporaryDirectory() + "nexusd-blobs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    private init(writer: SQLiteWriter, readers: [SQLiteConnection], pools: [NIOThreadPool], logger: Logger) {
+    private init(writer: SQLiteWriter, readers: [SQLiteConnection], listReader: SQLiteReadConnection?, pools: [NIOThreadPool], logger: Logger) {
         self.writer = writer
         self.readers = readers
+        self.listReader = listReader
         self.pools = pools
         self.logger = logger
     }
@@ -128,6 +133,7 @@ final class SQLiteDatabase: Database {
     func close() async throws {
         try await writer.close()
         for r in readers where r !== writer.connection { try? await r.close() }
+        try? await listReader?.close()
         for pool in pools { try await pool.shutdownGracefully() }
     }
 

@@ -12,6 +12,30 @@ protocol ConversationStore: Sendable {
     /// The viewer's conversations, most recent first, lean, with their members once each.
     func conversations(viewer: Int64) async throws -> ConversationsResponse
     func memberIds(conversationId: Int64) async throws -> [Int64]
+    /// The viewer's list as the JSON of ConversationsResponse: only the conversations in
+    /// `allowed` when given (a token limited to some) and their members, users as `present`
+    /// shows them.
+    func conversationListJSON(viewer: Int64, allowed: Set<Int64>?, present: @escaping @Sendable (User) -> User) async throws -> [UInt8]
+}
+
+extension ConversationStore {
+    func conversationListJSON(viewer: Int64, allowed: Set<Int64>?, present: @escaping @Sendable (User) -> User) async throws -> [UInt8] {
+        try await listJSONFromModels(viewer: viewer, allowed: allowed, present: present)
+    }
+
+    /// The list from `conversations(viewer:)`, as PostgreSQL answers it; SQLite reads and
+    /// writes it in one pass instead (SQLiteConversationList), with the same bytes.
+    func listJSONFromModels(viewer: Int64, allowed: Set<Int64>?, present: @Sendable (User) -> User) async throws -> [UInt8] {
+        var list = try await conversations(viewer: viewer)
+        if let allowed {
+            list.conversations = list.conversations.filter { allowed.contains($0.id) }
+            let shown = Set(list.conversations.flatMap(\.memberIds))
+            list.users = list.users.filter { shown.contains($0.id) }
+        }
+        list.users = list.users.map(present)
+        // Thousands of conversations: the hand-written encoder, not Codable's (see JSONWriter).
+        return list.jsonBytes()
+    }
 }
 
 /// What both backends share about conversations: the key of a direct one, the columns

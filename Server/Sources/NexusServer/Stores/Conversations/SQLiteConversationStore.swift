@@ -104,6 +104,16 @@ struct SQLiteConversationStore: ConversationStore {
         return ConversationsResponse(conversations: summaries, users: users.sorted { $0.id < $1.id })
     }
 
+    /// Through the database's read connection when it has one (not in memory).
+    func conversationListJSON(viewer: Int64, allowed: Set<Int64>?, present: @escaping @Sendable (User) -> User) async throws -> [UInt8] {
+        guard let reader = db.listReader else { return try await listJSONFromModels(viewer: viewer, allowed: allowed, present: present) }
+        do {
+            return try await reader.run { try SQLiteConversationList.json(viewer: viewer, allowed: allowed, present: present, on: $0) }
+        } catch {
+            throw SQLiteDatabase.surfaced(error)
+        }
+    }
+
     func memberIds(conversationId: Int64) async throws -> [Int64] {
         try await db.read("SELECT user_id FROM members WHERE conversation_id = ?", [.integer(Int(conversationId))])
             .compactMap { $0.int("user_id") }

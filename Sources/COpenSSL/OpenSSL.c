@@ -23,7 +23,7 @@
     F(EVP_MD_CTX_new) F(EVP_MD_CTX_free) F(EVP_sha256) F(EVP_DigestInit_ex) F(EVP_DigestUpdate) \
     F(EVP_DigestFinal_ex) F(SSL_CTX_set_cert_verify_callback) F(SSL_CTX_set_ex_data) F(SSL_CTX_get_ex_data) \
     F(X509_STORE_CTX_get0_store) F(X509_STORE_CTX_set_error) F(X509_STORE_load_file) \
-    F(X509_STORE_set_default_paths) F(X509_verify_cert)
+    F(X509_STORE_set_default_paths) F(X509_verify_cert) F(OPENSSL_init_ssl)
 
 #define NEXUS_POINTER(name) static __typeof__(&name) p_##name;
 NEXUS_OPENSSL_FUNCTIONS(NEXUS_POINTER)
@@ -46,6 +46,12 @@ static void load(void) {
         return; \
     }
     NEXUS_OPENSSL_FUNCTIONS(NEXUS_LOOKUP)
+    // No cleanup at exit: OpenSSL's atexit handler tears down every provider and method
+    // store it built (1.4 M instructions a command) for memory the kernel frees anyway.
+    // It must be the first initialisation; the config file is still read, as by default.
+    if (!p_OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_CONFIG, NULL)) {
+        snprintf(loadError, sizeof loadError, "OpenSSL did not initialise");
+    }
 }
 
 int nexus_openssl_load(char *error, size_t errorSize) {

@@ -14,7 +14,9 @@ extension PostgresMessageStore {
     /// committed); a (sender, localId) already stored is answered with the original and
     /// takes no seq; the rest take the next seqs of their conversation in the group's
     /// order. A resend stored by a concurrent transaction after this statement's snapshot
-    /// trips the unique key, and the retry below finds it.
+    /// trips the unique key, and the retry below finds it. A message whose conversation
+    /// has no row gets no seq, so the INSERT fails (NOT NULL) and nothing of the group is
+    /// stored: the batcher then writes its messages one by one, and only that one fails.
     static func storeInOneStatement(_ messages: [NewMessage], db: PostgresDatabase) async throws -> [SendOutcome] {
         let batch = SendBatch(messages)
         let fresh = batch.fresh.map(\.message)
@@ -38,7 +40,7 @@ extension PostgresMessageStore {
             ), fresh AS (
                 SELECT k.c, locked.last_seq + row_number() OVER (PARTITION BY k.c ORDER BY k.ord) AS s, k.f, k.l, k.t,
                     GREATEST(\(now)::bigint, locked.updated_at) AS a, k.r, k.x, k.ord
-                FROM k JOIN locked ON locked.id = k.c
+                FROM k LEFT JOIN locked ON locked.id = k.c
                 WHERE NOT EXISTS (SELECT 1 FROM found WHERE found.sender_id = k.f AND found.local_id = k.l)
             ), inserted AS (
                 INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, attachments)

@@ -53,7 +53,7 @@ public func buildApplication(
     logger.logLevel = config.logLevel
     let stores: Stores
     if PostgresURL.isPostgres(config.databasePath) {
-        stores = try await PostgresDatabase.stores(url: config.databasePath, logger: logger)
+        stores = try await PostgresDatabase.stores(url: config.databasePath, groupSends: !config.bench.baseline, logger: logger)
     } else {
         let path = config.databasePath
         if path != ":memory:" {

@@ -6,7 +6,8 @@ public struct BenchOptions: Sendable {
     /// `--bench-routes`: the trivial route below.
     public var routes = false
     /// `--bench-baseline`: sends take the path they had before issue 19 (SQLiteNIO for the
-    /// INSERT, Codable for the answer), so one build measures before and after side by side.
+    /// INSERT, Codable for the answer; on PostgreSQL, one transaction a single send), so one
+    /// build measures before and after side by side.
     public var baseline = false
 
     public init() {}

@@ -57,7 +57,8 @@ _ = bobAPI
 // NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist, tails) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
-// NEXUS_BENCH_BASELINE=1 adds the send path before issue 19 to the throughput rows (Throughput.swift).
+// NEXUS_BENCH_BASELINE=1 adds the send path before issue 19 to the throughput rows (Throughput.swift) and
+// to the PostgreSQL single sends (PostgresSends.swift; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> to use another binary).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 // The plain figures the HTTPS rows are compared with, from this same run (the send, by
 // turns in HTTPS.swift).
@@ -267,25 +268,8 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
     report("PostgreSQL: batch ingest, 500 a batch, one client, durable", ofLimit(rate), target: "≥ 10,000 msg/s",
            ok: rate >= 10_000)
 
-    // Single durable sends, 8 keep-alive clients, half through each replica.
-    var pgPairs: [(NexusAPI, Int64)] = []
-    for s in 0..<8 {
-        let (api, _, _) = makeUser("pg-sender\(s)", server: s % 2 == 0 ? urlA : urlB)
-        let (_, peer, _) = makeUser("pg-peer\(s)", server: urlA)
-        pgPairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
-    }
-    let pgPerSender = 500
-    let cpuA0 = cpuSeconds(of: replicaA.pid) + cpuSeconds(of: replicaB.pid)
-    let clients = pgPairs  // a constant the client threads share
-    let pgSeconds = runClients(8) { s in
-        let (api, conv) = clients[s]
-        for i in 0..<pgPerSender { _ = try! api.send(conversationId: conv, localId: "pg-tp-\(s)-\(i)", text: "throughput \(i)") }
-    }
-    let pgRate = Double(8 * pgPerSender) / pgSeconds
-    report("  PostgreSQL: nexusd CPU per message (both replicas)",
-           String(format: "%.0f µs", (cpuSeconds(of: replicaA.pid) + cpuSeconds(of: replicaB.pid) - cpuA0) / Double(8 * pgPerSender) * 1e6))
-    report("PostgreSQL: single sends/s, 8 keep-alive clients over two replicas, durable", ofLimit(pgRate), target: "≥ 5,000 msg/s",
-           ok: pgRate >= 5000)
+    // Single durable sends, 8 keep-alive clients, half through each replica (PostgresSends.swift).
+    postgresSingleSends(database: database.string!, urls: [urlA, urlB], pids: [replicaA.pid, replicaB.pid])
     stopServer(replicaA)
     stopServer(replicaB)
 }

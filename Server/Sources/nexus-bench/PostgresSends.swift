@@ -1,0 +1,65 @@
+import BenchSupport
+import Foundation
+import NexusCore
+
+/// Single durable sends on PostgreSQL: 8 keep-alive clients, 4 through each of two
+/// replicas (`urls`, `pids`), each into a direct conversation of its own. With
+/// NEXUS_BENCH_BASELINE=1, a second pair of replicas of the same build on the same
+/// database with `--bench-baseline` (one transaction a send, as before issue 19's group
+/// commit on PostgreSQL; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> starts that binary instead)
+/// takes turns with the current pair, three rounds each, so the two are compared in one run.
+func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
+    let environment = ProcessInfo.processInfo.environment
+    let beforeBinary = environment["NEXUS_BENCH_NEXUSD_BEFORE"]
+    let compare = environment["NEXUS_BENCH_BASELINE"] == "1" || beforeBinary != nil
+    var senders: [(NexusAPI, Int64)] = []
+    for s in 0..<8 {
+        let (api, _, _) = makeUser("pg-sender\(s)", server: urls[s % 2])
+        let (_, peer, _) = makeUser("pg-peer\(s)", server: urls[0])
+        senders.append((api, try! api.openDirect(with: peer.email).conversation.id))
+    }
+    var before: [(Spawned, String)] = []
+    if compare {
+        for _ in 0..<2 {
+            before.append(beforeBinary.map { startServer(db: database, binary: $0) } ?? startServer(db: database, extra: ["--bench-baseline"]))
+        }
+    }
+    let perSender = 500
+    var round = 0
+    func measure(_ urls: [String], _ pids: [pid_t]) -> (rate: Double, cpu: Double) {
+        round += 1
+        // The same users and conversations through these replicas; fresh localIds each round.
+        let clients = senders.enumerated().map { s, pair in
+            (NexusAPI(addresses: [try! ServerAddress(parsing: urls[s % 2])], token: pair.0.token), pair.1)
+        }
+        let tag = round
+        let cpu0 = pids.map { cpuSeconds(of: $0) }.reduce(0, +)
+        let seconds = runClients(8) { s in
+            let (api, conv) = clients[s]
+            for i in 0..<perSender { _ = try! api.send(conversationId: conv, localId: "pg-tp\(tag)-\(s)-\(i)", text: "throughput \(i)") }
+        }
+        let cpu = (pids.map { cpuSeconds(of: $0) }.reduce(0, +) - cpu0) / Double(8 * perSender) * 1e6
+        return (Double(8 * perSender) / seconds, cpu)
+    }
+    var after: [(rate: Double, cpu: Double)] = [], baseline: [(rate: Double, cpu: Double)] = []
+    for _ in 0..<(compare ? 3 : 1) {
+        if compare {
+            baseline.append(measure(before.map(\.1), before.map(\.0.pid)))
+            FileHandle.standardError.write(Data(String(format: "  before: %.0f msg/s, %.0f µs\n", baseline.last!.rate, baseline.last!.cpu).utf8))
+        }
+        after.append(measure(urls, pids))
+        FileHandle.standardError.write(Data(String(format: "  after: %.0f msg/s, %.0f µs\n", after.last!.rate, after.last!.cpu).utf8))
+    }
+    for (child, _) in before { stopServer(child) }
+    let median = compare ? " (median of 3)" : ""
+    if compare {
+        let label = beforeBinary == nil ? "baseline (one transaction a send)" : "before (\(beforeBinary!))"
+        report("  \(label): PostgreSQL nexusd CPU per message (both replicas)\(median)",
+               String(format: "%.0f µs", percentile(baseline.map(\.cpu), 50)))
+        report("\(label): PostgreSQL single sends/s, 8 clients over two replicas\(median)", ofLimit(percentile(baseline.map(\.rate), 50)))
+    }
+    let rate = percentile(after.map(\.rate), 50)
+    report("  PostgreSQL: nexusd CPU per message (both replicas)\(median)", String(format: "%.0f µs", percentile(after.map(\.cpu), 50)))
+    report("PostgreSQL: single sends/s, 8 keep-alive clients over two replicas, durable\(median)", ofLimit(rate),
+           target: "≥ 5,000 msg/s", ok: rate >= 5000)
+}

@@ -52,10 +52,8 @@ struct AttachmentsController {
         return try jsonResponse(state)
     }
 
-    /// The bytes from `offset` on, which must be the bytes acknowledged so far. They are
-    /// made durable and acknowledged (recorded) every `Limits.maxUploadChunkBytes` as they
-    /// come, so a broken request keeps its durable steps; the answer comes once the whole
-    /// body is on disk, and on the last bytes of the file once its hash matched.
+    /// One chunk at `offset`, which must be the bytes acknowledged so far. The answer comes
+    /// once the chunk is on disk; on the last chunk, once the whole file's hash matched.
     @Sendable func append(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.send).user
         let sha = try Self.shaParameter(context)
@@ -82,7 +80,7 @@ struct AttachmentsController {
         } else {
             hasher = try await prefixHash(me.id, sha, upTo: offset)
         }
-        let chunkLimit = current.size - offset
+        let chunkLimit = min(Int64(Limits.maxUploadChunkBytes), current.size - offset)
         let state: UploadState
         do {
             state = try await store.append(
@@ -91,7 +89,7 @@ struct AttachmentsController {
         } catch is UploadOverflow {
             throw APIError(
                 status: .contentTooLarge, code: "chunk_too_large",
-                message: "This upload has \(chunkLimit) bytes left from offset \(offset); the body was longer.")
+                message: "A chunk takes at most \(chunkLimit) bytes here (the upload's size, or \(Limits.maxUploadChunkBytes) bytes).")
         } catch is UploadConflict {
             throw APIError(status: .conflict, code: "offset_mismatch", message: "Another request wrote this upload; ask its state again.")
         }

@@ -34,11 +34,10 @@ struct PostgresAttachmentStore: AttachmentStore {
     func append(
         user: Int64, sha256: String, offset: Int64, limit: Int64, body: RequestBody, observe: (ByteBuffer) -> Void
     ) async throws -> UploadState {
-        // Rows past the acknowledged bytes are from a request that broke off.
+        // Rows past the acknowledged bytes are from a chunk that broke off.
         _ = try await db.rows("DELETE FROM upload_chunks WHERE user_id = \(user) AND sha256 = \(sha256) AND at >= \(offset)")
         var written: Int64 = 0
         var read: Int64 = 0
-        var steps = DurableSteps(offset: offset)
         var failure: (any Error)?
         do {
             var gatherer = PieceGatherer(size: 2 << 20)
@@ -49,44 +48,29 @@ struct PostgresAttachmentStore: AttachmentStore {
                 if let full = gatherer.add(&piece) {
                     try await insert(user, sha256, at: offset + written, full)
                     written += Int64(full.readableBytes)
-                    if steps.due(at: offset + written) {
-                        try await steps.start(to: offset + written) { from, to in try await self.record(user, sha256, from: from, to: to) }
-                    }
                 }
             }
             if let rest = gatherer.take() {
                 try await insert(user, sha256, at: offset + written, rest)
                 written += Int64(rest.readableBytes)
             }
-            try await steps.start(to: offset + written) { from, to in try await self.record(user, sha256, from: from, to: to) }
-            try await steps.finish()
         } catch {
             failure = error
-            // A step under way still counts once it committed.
-            try? await steps.finish()
         }
+        let acknowledged = failure == nil ? written : 0
         let rows = try await db.rows(
             """
-            UPDATE uploads SET bytes_in = bytes_in + \(read) WHERE user_id = \(user) AND sha256 = \(sha256)
+            UPDATE uploads SET received = received + \(acknowledged), bytes_in = bytes_in + \(read)
+            WHERE user_id = \(user) AND sha256 = \(sha256) AND received = \(offset)
             RETURNING sha256, size, received, complete, bytes_in
             """)
         if let failure { throw failure }
         guard let row = rows.first else { throw UploadConflict() }
-        let state = try Self.state(row)
-        guard state.received == offset + written else { throw UploadConflict() }
-        return state
-    }
-
-    /// Records bytes `from..<to` as received, committed synchronously: flushing the WAL up
-    /// to this commit makes their rows (committed before, without waiting) durable too.
-    private func record(_ user: Int64, _ sha256: String, from: Int64, to: Int64) async throws {
-        let rows = try await db.rows(
-            "UPDATE uploads SET received = \(to) WHERE user_id = \(user) AND sha256 = \(sha256) AND received = \(from) RETURNING received")
-        guard !rows.isEmpty else { throw UploadConflict() }
+        return try Self.state(row)
     }
 
     /// One row, committed without waiting for the WAL on disk: the UPDATE that acknowledges
-    /// its step commits synchronously, and flushing the WAL up to it takes these rows too.
+    /// the chunk commits synchronously, and flushing the WAL up to it takes these rows too.
     private func insert(_ user: Int64, _ sha256: String, at: Int64, _ data: ByteBuffer) async throws {
         try await db.transaction { [logger = db.logger] c in
             try await c.query("SET LOCAL synchronous_commit TO OFF", logger: logger)
@@ -108,32 +92,24 @@ struct PostgresAttachmentStore: AttachmentStore {
     func read(user: Int64, sha256: String, range: Range<Int64>, _ piece: (ByteBuffer) async throws -> Void) async throws {
         var at = range.lowerBound
         while at < range.upperBound {
-            // The row that holds byte `at` and the next few: a few rows in memory at a time,
-            // and a round trip for every few MiB rather than for each row.
-            let rows = try await db.rows(
+            // The row that holds byte `at`: one row in memory at a time.
+            guard let row = try await db.rows(
                 """
-                SELECT at, data FROM upload_chunks WHERE user_id = \(user) AND sha256 = \(sha256) AND at < \(range.upperBound)
-                AND at >= (SELECT at FROM upload_chunks WHERE user_id = \(user) AND sha256 = \(sha256) AND at <= \(at) ORDER BY at DESC LIMIT 1)
-                ORDER BY at LIMIT \(Self.rowsPerRead)
-                """)
-            guard !rows.isEmpty else { throw StoreError.inconsistent("blob \(sha256) has no bytes at \(at)") }
-            for row in rows {
-                let start = try row["at"].decode(Int64.self)
-                guard start <= at else { throw StoreError.inconsistent("blob \(sha256) has no bytes at \(at)") }
-                var data = try row["data"].decode(ByteBuffer.self)
-                data.moveReaderIndex(forwardBy: Int(at - start))
-                let count = Int(min(Int64(data.readableBytes), range.upperBound - at))
-                guard count > 0, let slice = data.readSlice(length: count) else {
-                    throw StoreError.inconsistent("blob \(sha256) is short at \(at)")
-                }
-                at += Int64(count)
-                try await piece(slice)
+                SELECT at, data FROM upload_chunks WHERE user_id = \(user) AND sha256 = \(sha256) AND at <= \(at)
+                ORDER BY at DESC LIMIT 1
+                """
+            ).first else { throw StoreError.inconsistent("blob \(sha256) has no bytes at \(at)") }
+            let start = try row["at"].decode(Int64.self)
+            var data = try row["data"].decode(ByteBuffer.self)
+            data.moveReaderIndex(forwardBy: Int(at - start))
+            let count = Int(min(Int64(data.readableBytes), range.upperBound - at))
+            guard count > 0, let slice = data.readSlice(length: count) else {
+                throw StoreError.inconsistent("blob \(sha256) is short at \(at)")
             }
+            at += Int64(count)
+            try await piece(slice)
         }
     }
-
-    /// Rows of about 2 MiB each that one read fetches.
-    private static let rowsPerRead = 4
 
     func cleanUp(before: Timestamp) async throws -> Int {
         let stale = try await db.rows(

@@ -51,7 +51,6 @@ struct SQLiteAttachmentStore: AttachmentStore {
         let file = try await blocking { [path = path(user, sha256, part: true)] in try FileIO.openForAppend(path, at: offset) }
         var written: Int64 = 0
         var read: Int64 = 0
-        var steps = DurableSteps(offset: offset)
         var failure: (any Error)?
         do {
             var gatherer = PieceGatherer()
@@ -63,9 +62,6 @@ struct SQLiteAttachmentStore: AttachmentStore {
                     let at = offset + written
                     try await blocking { try FileIO.write(file, full, at: at) }
                     written += Int64(full.readableBytes)
-                    if steps.due(at: offset + written) {
-                        try await steps.start(to: offset + written) { from, to in try await self.syncAndRecord(file, user, sha256, from: from, to: to) }
-                    }
                 }
             }
             if let rest = gatherer.take() {
@@ -73,35 +69,24 @@ struct SQLiteAttachmentStore: AttachmentStore {
                 try await blocking { try FileIO.write(file, rest, at: at) }
                 written += Int64(rest.readableBytes)
             }
-            try await steps.start(to: offset + written) { from, to in try await self.syncAndRecord(file, user, sha256, from: from, to: to) }
-            try await steps.finish()
+            try await blocking { try FileIO.sync(file) }
         } catch {
             failure = error
-            // A step under way still counts once it is durable; the file stays open until then.
-            try? await steps.finish()
         }
         try? await blocking { FileIO.close(file) }
+        let acknowledged = failure == nil ? written : 0
         let bytesRead = read
         let rows = try await db.writer.perform { c in
             try await c.query(
-                "UPDATE uploads SET bytes_in = bytes_in + ? WHERE user_id = ? AND sha256 = ? RETURNING \(Self.columns)",
-                [.integer(Int(bytesRead)), .integer(Int(user)), .text(sha256)])
+                """
+                UPDATE uploads SET received = received + ?, bytes_in = bytes_in + ?
+                WHERE user_id = ? AND sha256 = ? AND received = ? RETURNING \(Self.columns)
+                """,
+                [.integer(Int(acknowledged)), .integer(Int(bytesRead)), .integer(Int(user)), .text(sha256), .integer(Int(offset))])
         }
         if let failure { throw failure }
-        guard let row = rows.first, Self.state(row).received == offset + written else { throw UploadConflict() }
+        guard let row = rows.first else { throw UploadConflict() }
         return Self.state(row)
-    }
-
-    /// Syncs the blob and records bytes `from..<to` as received: from then on they are
-    /// acknowledged. Fails when another request moved the upload meanwhile.
-    private func syncAndRecord(_ file: Int32, _ user: Int64, _ sha256: String, from: Int64, to: Int64) async throws {
-        try await blocking { try FileIO.sync(file) }
-        let rows = try await db.writer.perform { c in
-            try await c.query(
-                "UPDATE uploads SET received = ? WHERE user_id = ? AND sha256 = ? AND received = ? RETURNING received",
-                [.integer(Int(to)), .integer(Int(user)), .text(sha256), .integer(Int(from))])
-        }
-        guard !rows.isEmpty else { throw UploadConflict() }
     }
 
     func complete(user: Int64, sha256: String) async throws {

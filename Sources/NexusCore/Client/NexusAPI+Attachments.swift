@@ -39,11 +39,10 @@ extension NexusAPI {
             throw .file("The file \(file.path) changed after it was queued (\(file.size) bytes then, \(st.st_size) now); the message was not sent.")
         }
         var busyWaits = 0
-        var requestBytes = Self.uploadRequestBytes
         while !state.complete {
             onProgress?(state.received, state.size)
             let offset = state.received
-            let want = Int(min(Int64(requestBytes), file.size - offset))
+            let want = Int(min(Int64(Self.uploadRequestBytes), file.size - offset))
             var unreadable: UploadFailure?
             do throws(APIError) {
                 let response = try stream(
@@ -73,10 +72,6 @@ extension NexusAPI {
                     // A request of a killed nexusctl may still be finishing on the server.
                     busyWaits += 1
                     usleep(500_000)
-                case (413, "chunk_too_large") where requestBytes > Limits.maxUploadChunkBytes:
-                    // A server from before the steps takes one step per request.
-                    requestBytes = Limits.maxUploadChunkBytes
-                    do { state = try call("GET", "/v1/uploads/\(file.sha256)") } catch { throw .api(error) }
                 case (422, "hash_mismatch"):
                     throw .file("The file \(file.path) changed after it was queued (its SHA-256 no longer matches); the message was not sent.")
                 case (404, _):

@@ -87,7 +87,6 @@ public struct Download {
     public func stream(into fd: Int32, path: String = "stdout") throws(DownloadFailure) {
         let digest = SHA256Digest()
         var received: Int64 = 0
-        var writtenBack: Int64 = 0
         let total = attachment.size
         do throws(APIError) {
             try api.download(
@@ -105,12 +104,6 @@ public struct Download {
                         done += n
                     }
                     received += Int64(piece.count)
-                    if received - writtenBack >= Self.writeBehindBytes {
-                        // Start writing these bytes out now, while more arrive, so the fsync
-                        // at the end has little left to wait for (a no-op on a pipe).
-                        _ = Self.startWriteback?(fd, writtenBack, received - writtenBack, 2)  // SYNC_FILE_RANGE_WRITE
-                        writtenBack = received
-                    }
                     onProgress?(received, total)
                 })
         } catch {
@@ -121,13 +114,4 @@ public struct Download {
             throw .mismatch(expected: attachment.sha256, got: got, size: received)
         }
     }
-
-    /// Bytes written between two starts of writeback.
-    static let writeBehindBytes: Int64 = 4 << 20
-
-    /// Linux's sync_file_range, which Swift's Glibc module does not export; nil elsewhere.
-    static let startWriteback: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
-    }()
 }

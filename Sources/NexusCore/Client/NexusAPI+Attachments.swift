@@ -13,11 +13,8 @@ public enum UploadFailure: Error, Equatable {
 }
 
 extension NexusAPI {
-    /// Bytes one upload request carries at most. The server acknowledges every 16 MiB
-    /// (`Limits.maxUploadChunkBytes`) of it as it becomes durable, so a kill or a dropped
-    /// connection costs at most that much, while the disk writes one step as the next
-    /// arrives; the answers between requests are what `queue` shows of an upload under way.
-    public static let uploadRequestBytes = 128 * 1024 * 1024
+    /// Bytes one upload request carries: what a kill or a dropped connection can cost.
+    public static let uploadChunkBytes = 16 * 1024 * 1024
 
     /// Uploads `file` unless the server has it already, from where the server's last
     /// acknowledgement left off. The server checks the SHA-256 before it acknowledges the
@@ -38,31 +35,23 @@ extension NexusAPI {
         guard fstat(fd, &st) == 0, Int64(st.st_size) == file.size else {
             throw .file("The file \(file.path) changed after it was queued (\(file.size) bytes then, \(st.st_size) now); the message was not sent.")
         }
+        var buffer = [UInt8](repeating: 0, count: Self.uploadChunkBytes)
         var busyWaits = 0
         while !state.complete {
             onProgress?(state.received, state.size)
             let offset = state.received
-            let want = Int(min(Int64(Self.uploadRequestBytes), file.size - offset))
-            var unreadable: UploadFailure?
-            do throws(APIError) {
-                let response = try stream(
-                    "PATCH", "/v1/uploads/\(file.sha256)?offset=\(offset)", length: want, contentType: "application/octet-stream"
-                ) { at, piece in
-                    do throws(StoreError) {
-                        let got = try Self.readFully(fd, &piece, at: offset + Int64(at))
-                        guard got == piece.count else {
-                            unreadable = .file("The file \(file.path) changed after it was queued (it is shorter now); the message was not sent.")
-                            return nil
-                        }
-                        return got
-                    } catch {
-                        unreadable = .file("The file \(file.path) can't be read: \(error.reason).")
-                        return nil
-                    }
-                }
+            let want = Int(min(Int64(Self.uploadChunkBytes), file.size - offset))
+            if buffer.count != want { buffer = [UInt8](repeating: 0, count: want) }
+            let got: Int
+            do { got = try Self.readFully(fd, &buffer, at: offset) } catch { throw .file("The file \(file.path) can't be read: \(error.reason).") }
+            guard got == want else {
+                throw .file("The file \(file.path) changed after it was queued (it is shorter now); the message was not sent.")
+            }
+            do {
+                let response = try raw(
+                    "PATCH", "/v1/uploads/\(file.sha256)?offset=\(offset)", body: buffer, contentType: "application/octet-stream")
                 state = try decode(response)
             } catch {
-                if let unreadable { throw unreadable }
                 var code = ""
                 if case .server(_, let c, _, _) = error { code = c }
                 switch (error.status, code) {
@@ -83,30 +72,6 @@ extension NexusAPI {
             }
         }
         onProgress?(state.size, state.size)
-    }
-
-    /// One request with a body of `length` bytes that `fill` gives piece by piece (see
-    /// HTTPClient's streamed request), answered and checked as `raw` does.
-    func stream(
-        _ method: String, _ path: String, length: Int, contentType: String, fill: (Int, inout [UInt8]) -> Int?
-    ) throws(APIError) -> HTTPResponse {
-        var headers: [(String, String)] = []
-        if let token { headers.append(("Authorization", "Bearer \(token)")) }
-        if !tls.allowPlainHTTP, token != nil, !address.isTLS, !address.isLoopback { throw .plainHTTPRefused("\(address)") }
-        var failovers = 0
-        while true {
-            let response: HTTPResponse
-            do throws(HTTPClientError) {
-                response = try http.request(method, path, headers: headers, length: length, contentType: contentType, fill: fill)
-            } catch {
-                guard error.serverGone, failovers + 1 < addresses.count else { throw Self.apiError(error, address: address) }
-                failovers += 1
-                current = (current + 1) % addresses.count
-                http = HTTPClient(address: address, tls: tls)
-                continue
-            }
-            return try check(response)
-        }
     }
 
     /// The server's state of the caller's upload of `sha256` (404 when there is none).

@@ -25,7 +25,7 @@ public final class NexusAPI {
     /// The session's expiry as the server last stated it (`Nexus-Session-Expires`, sent on
     /// every answer to a session): it slides with use, so the saved session can follow it.
     public private(set) var sessionExpiresAt: Timestamp?
-    var current = 0
+    private var current = 0
     var http: HTTPClient
     private let encoder: JSONEncoder
     private let decoder = JSONDecoder()

@@ -88,15 +88,14 @@ public final class HTTPClient {
     /// Connects if need be, and writes the request: the head, then the body as it is (an
     /// upload's chunk is not copied behind the head).
     func sendHead(
-        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, contentType: String, deadline: Int64,
-        streamedLength: Int? = nil
+        _ method: String, _ path: String, headers: [(String, String)], body: [UInt8]?, contentType: String, deadline: Int64
     ) throws(HTTPClientError) {
         if fd < 0 { try connect(deadline: deadline) }
         var head = "\(method) \(address.basePath)\(path) HTTP/1.1\r\nHost: \(address.host):\(address.port)\r\n"
         head += "User-Agent: nexusctl\r\nAccept: application/json\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if let length = body?.count ?? streamedLength {
-            head += "Content-Type: \(contentType)\r\nContent-Length: \(length)\r\n"
+        if let body {
+            head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
         } else if method == "POST" || method == "PUT" || method == "PATCH" {
             head += "Content-Length: 0\r\n"
         }

@@ -54,8 +54,7 @@ extension Limits {
     /// Bytes of an attachment's name and of its type.
     public static let maxAttachmentNameBytes = 255
     public static let maxAttachmentTypeBytes = 127
-    /// Bytes the server makes durable and acknowledges at a time within an upload request's
-    /// body: the unit of resumption (a body may be longer, up to what the upload has left).
+    /// Bytes of one upload request's body: the unit of resumption.
     public static let maxUploadChunkBytes = 16 * 1024 * 1024
 
     /// True for 64 lower-case hex digits.

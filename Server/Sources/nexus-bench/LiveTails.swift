@@ -29,14 +29,7 @@ struct TailsRun {
 private func startTailsServer(_ binary: String, db: String) -> (Spawned, String) {
     // Cheap password hashes: 1,000 registrations at the default cost would take minutes.
     // The default of 16 polls per user (ServerLimits.pollsPerUser) already takes 10 each.
-    let child = spawn(binary, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error", "--bcrypt-cost", "4"],
-                      env: baseEnv, captureStdout: true)
-    var line = [UInt8]()
-    var byte: UInt8 = 0
-    while read(child.stdout!, &byte, 1) == 1 && byte != 10 { line.append(byte) }
-    let text = String(decoding: line, as: UTF8.self)
-    guard text.hasPrefix("nexusd listening on ") else { fatalError("nexusd did not start: \(text)") }
-    return (child, String(text.dropFirst("nexusd listening on ".count)))
+    startServer(db: db, extra: ["--bcrypt-cost", "4"], binary: binary)
 }
 
 /// NEXUS_BENCH_TAILS_BEFORE=<another nexusd>: that build too, by turns with the measured

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension MessageCache {
     /// Keeps messages as they are now: an edit, a tombstone, new reactions. A cached message
     /// that differs is put in its place by rewriting its segment atomically (temporary file,
@@ -19,11 +25,60 @@ extension MessageCache {
     }
 
     private func rewrite(_ conversationId: Int64, with newer: [Int64: Message]) throws(StoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let decoder = JSONDecoder()
         for s in try segments(conversationId) where newer.keys.contains(where: { s.first <= $0 && $0 <= s.last }) {
-            let lines = JSONLinesFile.parse(try FileSystem.readFile(s.path) ?? [], as: Message.self)
+            let bytes = try FileSystem.readFile(s.path) ?? []
+            // Only the lines that may hold one of `newer` are decoded and written anew; the
+            // others go over byte for byte (a change costs one line's JSON, not the segment's).
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 256)
+            var start = 0
+            for i in bytes.indices where bytes[i] == 10 {
+                let line = bytes[start..<i]
+                start = i + 1
+                if line.isEmpty { continue }
+                if Self.mayHold(line, oneOf: newer),
+                   let old = try? decoder.decode(Message.self, from: Data(line)), let m = newer[old.seq]
+                {
+                    do { out += try encoder.encode(m) } catch { throw StoreError(path: s.path, reason: "can't encode a record: \(error)") }
+                } else {
+                    out += line
+                }
+                out.append(10)
+            }
             // Not fsynced, like every cache write: still atomic (temporary file, rename), so
-            // the old text is in no file reachable by name once this returns.
-            try JSONLinesFile(path: s.path).replace(with: lines.records.map { newer[$0.seq] ?? $0 }, keeping: lines.skipped, durable: false)
+            // the old text is in no file reachable by name once this returns. A torn last
+            // line is left out, as a read skips it.
+            try FileSystem.writeAtomically(s.path, out, durable: false)
         }
+    }
+
+    /// False only when `line` is surely none of `newer`: every `"seq":N` in it names another
+    /// seq (the message's own key is among them; a quote inside a string is escaped, so none
+    /// comes from a text). A line without one is decoded, to be sure.
+    static func mayHold(_ line: ArraySlice<UInt8>, oneOf newer: [Int64: Message]) -> Bool {
+        let key = Array(#""seq":"#.utf8)
+        var found = false
+        var i = line.startIndex
+        while i + key.count <= line.endIndex {
+            if line[i] == key[0] && line[i..<(i + key.count)].elementsEqual(key) {
+                var j = i + key.count
+                var value: Int64 = 0
+                var digits = 0
+                while j < line.endIndex, (48...57).contains(line[j]), digits < 18 {
+                    value = value * 10 + Int64(line[j] - 48)
+                    digits += 1
+                    j += 1
+                }
+                if digits == 0 || newer[value] != nil { return true }
+                found = true
+                i = j
+            } else {
+                i += 1
+            }
+        }
+        return !found
     }
 }

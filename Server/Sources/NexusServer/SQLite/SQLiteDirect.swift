@@ -13,52 +13,29 @@ import VaporCSQLite
 /// one writer whichever of its two connections they take; every call runs on the writer's
 /// one SQLite thread.
 final class SQLiteDirect: @unchecked Sendable {
-    private var db: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
-    private let thread: NIOThreadPool
+    private let handle: SQLiteHandle
+    private var db: OpaquePointer? { handle.db }
 
     /// Opens `path` with the writer's settings (WAL, synchronous=FULL: a commit is on disk
     /// when it returns).
     init(path: String, thread: NIOThreadPool) throws {
-        self.thread = thread
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let status = sqlite_nio_sqlite3_open_v2(path, &db, flags, nil)
-        guard status == SQLITE_OK else {
-            let error = DirectSQLiteError(status: status, db: db)
-            sqlite_nio_sqlite3_close(db)
-            throw error
-        }
-        sqlite_nio_sqlite3_busy_timeout(db, Int32(SQLiteDatabase.busyTimeoutMs))
+        handle = try SQLiteHandle(path: path, thread: thread, threadName: "SQLite thread")
         for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"] {
             _ = try query(pragma)
         }
     }
 
-    deinit { closeNow() }
-
     /// Finalizes the kept statements and closes; call it on the SQLite thread (`run`).
-    func closeNow() {
-        for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
-        statements = [:]
-        if db != nil { sqlite_nio_sqlite3_close(db) }
-        db = nil
-    }
+    func closeNow() { handle.closeNow() }
 
     /// Runs `body` on the writer's SQLite thread; one hop there and one back.
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteDirect) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            thread.submit { state in
-                guard case .active = state else {
-                    return continuation.resume(throwing: DirectSQLiteError(code: SQLITE_MISUSE, message: "the SQLite thread has stopped"))
-                }
-                continuation.resume(with: Result { try body(self) })
-            }
-        }
+        try await handle.run { try body(self) }
     }
 
     /// Steps `sql` (prepared on first use, then reused) with `binds`; its rows.
     func query(_ sql: String, _ binds: [SQLiteData] = []) throws -> [DirectRow] {
-        let statement = try prepared(sql)
+        let statement = try handle.prepared(sql)
         defer {
             sqlite_nio_sqlite3_reset(statement)
             sqlite_nio_sqlite3_clear_bindings(statement)
@@ -87,15 +64,6 @@ final class SQLiteDirect: @unchecked Sendable {
             guard status == SQLITE_ROW else { throw DirectSQLiteError(status: status, db: db) }
             rows.append(DirectRow(statement, columns: columns))
         }
-    }
-
-    private func prepared(_ sql: String) throws -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
-        var statement: OpaquePointer?
-        let status = sqlite_nio_sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-        guard status == SQLITE_OK, let statement else { throw DirectSQLiteError(status: status, db: db) }
-        statements[sql] = statement
-        return statement
     }
 }
 

@@ -12,55 +12,28 @@ import VaporCSQLite
 /// WAL lets it read beside the one writer without blocking it. Its thread is not an event
 /// loop; every use of the connection runs there (`run`), one at a time.
 final class SQLiteReadConnection: @unchecked Sendable {
-    private var db: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    private let handle: SQLiteHandle
     private let thread: NIOThreadPool
+    private var db: OpaquePointer? { handle.db }
 
     init(path: String) throws {
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let status = sqlite_nio_sqlite3_open_v2(path, &db, flags, nil)
-        guard status == SQLITE_OK else {
-            let error = DirectSQLiteError(status: status, db: db)
-            sqlite_nio_sqlite3_close(db)
-            throw error
-        }
-        sqlite_nio_sqlite3_busy_timeout(db, Int32(SQLiteDatabase.busyTimeoutMs))
-        // Reads only, whatever a caller's SQL says.
-        let pragma = sqlite_nio_sqlite3_exec(db, "PRAGMA query_only=ON", nil, nil, nil)
-        guard pragma == SQLITE_OK else {
-            let error = DirectSQLiteError(status: pragma, db: db)
-            sqlite_nio_sqlite3_close(db)
-            throw error
-        }
         thread = NIOThreadPool(numberOfThreads: 1)
+        handle = try SQLiteHandle(path: path, thread: thread, threadName: "SQLite read thread")
+        // Reads only, whatever a caller's SQL says.
+        let pragma = sqlite_nio_sqlite3_exec(handle.db, "PRAGMA query_only=ON", nil, nil, nil)
+        guard pragma == SQLITE_OK else { throw DirectSQLiteError(status: pragma, db: handle.db) }
         thread.start()
     }
 
     /// Finalizes the kept statements, closes the connection and stops the thread.
     func close() async throws {
-        _ = try? await run { connection in connection.closeNow() }
+        _ = try? await run { connection in connection.handle.closeNow() }
         try await thread.shutdownGracefully()
-    }
-
-    deinit { closeNow() }
-
-    private func closeNow() {
-        for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
-        statements = [:]
-        if db != nil { sqlite_nio_sqlite3_close(db) }
-        db = nil
     }
 
     /// Runs `body` on the connection's thread; one hop there and one back.
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteReadConnection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            thread.submit { state in
-                guard case .active = state else {
-                    return continuation.resume(throwing: DirectSQLiteError(code: SQLITE_MISUSE, message: "the SQLite read thread has stopped"))
-                }
-                continuation.resume(with: Result { try body(self) })
-            }
-        }
+        try await handle.run { try body(self) }
     }
 
     /// Runs `sql` without results (BEGIN, COMMIT, a pragma).
@@ -71,7 +44,7 @@ final class SQLiteReadConnection: @unchecked Sendable {
     /// Steps `sql` (prepared on first use, then kept) with integer `binds`, calling `row`
     /// for each result row while the statement stands on it.
     func query(_ sql: String, _ binds: [Int64], row: (SQLiteCursor) throws -> Void) throws {
-        let statement = try prepared(sql)
+        let statement = try handle.prepared(sql)
         defer {
             sqlite_nio_sqlite3_reset(statement)
             sqlite_nio_sqlite3_clear_bindings(statement)
@@ -86,15 +59,6 @@ final class SQLiteReadConnection: @unchecked Sendable {
             guard status == SQLITE_ROW else { throw DirectSQLiteError(status: status, db: db) }
             try row(SQLiteCursor(statement: statement))
         }
-    }
-
-    private func prepared(_ sql: String) throws -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
-        var statement: OpaquePointer?
-        let status = sqlite_nio_sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-        guard status == SQLITE_OK, let statement else { throw DirectSQLiteError(status: status, db: db) }
-        statements[sql] = statement
-        return statement
     }
 }
 

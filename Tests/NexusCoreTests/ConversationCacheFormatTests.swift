@@ -36,6 +36,18 @@ struct ConversationCacheFormatTests {
         })
     }
 
+    /// Numbers are written digit by digit: zero, one digit, negatives (times before 1970),
+    /// and both ends of Int64.
+    @Test func keepsEveryKindOfNumber() throws {
+        let numbers: [Int64] = [0, 7, 10, 99, -1, -10, 1_795_348_984_005, .max, .min, .min + 1]
+        try Self.roundTrip(numbers.enumerated().map { k, n in
+            let t = Timestamp(milliseconds: n)
+            return ConversationSummary(id: n, kind: .direct, name: nil, memberIds: [n, 0, -5], lastSeq: n,
+                                       lastMessage: Message(id: n, conversationId: n, seq: n, senderId: n, localId: "l\(k)", text: "t", sentAt: t),
+                                       createdAt: t, updatedAt: t, unreadCount: k * 1000, lastMessageReadBy: Int(n), lastMessageReaders: k)
+        })
+    }
+
     @Test(arguments: [11, 12, 13, 14])
     func keepsRandomLists(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)

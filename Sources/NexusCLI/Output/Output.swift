@@ -87,23 +87,28 @@ public final class Output {
     }
 
     /// Prints rows as columns aligned on display width; the last column is not padded.
+    /// Each cell's width is measured once and the rows go out in one write: a list of
+    /// ten thousand conversations is ten thousand lines.
     public func table(_ rows: [[TerminalText]], header: [TerminalText]? = nil) {
         let all = (header.map { [$0] } ?? []) + rows
         guard let columns = all.map(\.count).max(), columns > 0 else { return }
+        let cellWidths = all.map { $0.map { displayWidth($0.rendered) } }
         var widths = Array(repeating: 0, count: columns)
-        for row in all {
-            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], displayWidth(cell.rendered)) }
+        for row in cellWidths {
+            for (i, w) in row.enumerated() { widths[i] = max(widths[i], w) }
         }
-        func render(_ row: [TerminalText], style: Style?) {
-            var out: TerminalText = ""
+        var out = ""
+        out.reserveCapacity(all.reduce(0) { $0 + $1.reduce(0) { $0 + $1.rendered.utf8.count } + 2 * columns + 1 })
+        for (r, row) in all.enumerated() {
+            var line = ""
             for (i, cell) in row.enumerated() {
-                out += cell
-                if i < row.count - 1 { out += .control(String(repeating: " ", count: widths[i] - displayWidth(cell.rendered) + 2)) }
+                line += cell.rendered
+                if i < row.count - 1 { line += String(repeating: " ", count: widths[i] - cellWidths[r][i] + 2) }
             }
-            line(style.map { paint(out, $0) } ?? out)
+            out += header != nil && r == 0 ? paint(.control(line), .bold).rendered : line
+            out += "\n"
         }
-        if let header { render(header, style: .bold) }
-        for row in rows { render(row, style: nil) }
+        terminal.writeOut(out)
     }
 }
 
@@ -112,6 +117,8 @@ public final class Output {
 /// joiner (one emoji drawn from several) and our colour sequences take none. An
 /// approximation without a Unicode table, good enough to keep columns straight.
 func displayWidth(_ s: String) -> Int {
+    // Most cells are plain ASCII: one column a byte, found in one pass over the bytes.
+    if !s.utf8.contains(where: { $0 >= 0x80 || $0 == 0x1B }) { return s.utf8.count }
     var width = 0
     var inColour = false
     var joined = false
@@ -146,6 +153,13 @@ func displayWidth(_ s: String) -> Int {
 /// cut: each run of newlines and tabs reads as one space (CR LF as a newline), and the
 /// rest is escaped.
 func preview(_ text: String, limit: Int) -> TerminalText {
+    // Printable ASCII without a backslash, not starting or ending with a space, is shown
+    // as it is: nothing to flatten, trim or escape, and a character a byte.
+    let bytes = text.utf8
+    if let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20,
+       !bytes.contains(where: { $0 < 0x20 || $0 > 0x7E || $0 == 0x5C }) {
+        return TerminalText(stringLiteral: bytes.count <= limit ? text : String(text.prefix(limit - 1)) + "…")
+    }
     var flat = String.UnicodeScalarView()
     let scalars = Array(text.unicodeScalars)
     for (i, scalar) in scalars.enumerated() {

@@ -69,16 +69,17 @@ public func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-/// Runs a command to completion `runs` times; wall times in ms, and the command's peak RSS
-/// from one more run through nexus-peak (the timed runs' own ru_maxrss would carry
-/// nexus-bench's peak: see Sources/nexus-peak/main.c). With `peakOfTimedRun`, a single run,
-/// timed through nexus-peak (its fork costs well under a millisecond): for runs too long to repeat.
+/// Runs a command to completion `runs` times; wall times in ms. With `peak`, also the
+/// command's peak RSS, from one more run through nexus-peak (the timed runs' own ru_maxrss
+/// would carry nexus-bench's peak: see Sources/nexus-peak/main.c); nil without. With
+/// `peakOfTimedRun`, a single run, timed through nexus-peak (its fork costs well under a
+/// millisecond), which gives both: for runs too long to repeat.
 public func timeCommand(_ path: String, _ args: [String], env: [String: String], runs: Int, stdinText: String? = nil,
-                        expectStatus: Int32 = 0, peakOfTimedRun: Bool = false) -> (ms: [Double], maxRSSKiB: Int) {
+                        expectStatus: Int32 = 0, peak: Bool = false, peakOfTimedRun: Bool = false) -> (ms: [Double], maxRSSKiB: Int?) {
     if peakOfTimedRun {
         let start = now()
-        let peak = peakRSSKiB(path, args, env: env, stdinText: stdinText, expectStatus: expectStatus)
-        return ([(now() - start) * 1000], peak)
+        let kib = peakRSSKiB(path, args, env: env, stdinText: stdinText, expectStatus: expectStatus)
+        return ([(now() - start) * 1000], kib)
     }
     var times: [Double] = []
     for _ in 0..<runs {
@@ -88,7 +89,7 @@ public func timeCommand(_ path: String, _ args: [String], env: [String: String],
         times.append((now() - start) * 1000)
         precondition(status == expectStatus, "\(path) \(args.joined(separator: " ")) exited \(status)")
     }
-    return (times, peakRSSKiB(path, args, env: env, stdinText: stdinText, expectStatus: expectStatus))
+    return (times, peak ? peakRSSKiB(path, args, env: env, stdinText: stdinText, expectStatus: expectStatus) : nil)
 }
 
 /// One run of the command through nexus-peak, built beside nexus-bench; its peak RSS in KiB.

@@ -96,7 +96,7 @@ func attachmentRun(_ build: AttachmentBuild, db: String, file: String, size: Int
     if let fd = child.stdout { close(fd) }
     return AttachmentRun(
         upRate: Double(size) / 1e6 / (up.ms[0] / 1000), downRate: Double(size) / 1e6 / (down.ms[0] / 1000),
-        clientMiB: Double(max(up.maxRSSKiB, down.maxRSSKiB)) / 1024, serverMiB: Double(serverRSS) / 1024)
+        clientMiB: Double(max(up.maxRSSKiB!, down.maxRSSKiB!)) / 1024, serverMiB: Double(serverRSS) / 1024)
 }
 
 /// `mib` MiB of a fast pseudo-random pattern (no two MiB alike), synced.

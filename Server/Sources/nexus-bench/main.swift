@@ -76,12 +76,12 @@ if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
     let curl = timeCommand("/usr/bin/curl", ["-s", "-o", "/dev/null", url + "/healthz"], env: env, runs: 30)
     report("curl, one loopback request (for scale)", ms(percentile(curl.ms, 50)))
 }
-let version = timeCommand(nexusctl, ["--version"], env: env, runs: 50)
+let version = timeCommand(nexusctl, ["--version"], env: env, runs: 50, peak: true)
 report("nexusctl --version, whole process (median)", ms(percentile(version.ms, 50)))
-let send = timeCommand(nexusctl, ["send", String(conversation), "benchmark message"], env: env, runs: 50)
+let send = timeCommand(nexusctl, ["send", String(conversation), "benchmark message"], env: env, runs: 50, peak: true)
 report("nexusctl send, whole process (median)", ms(percentile(send.ms, 50)), target: "≤ 15 ms", ok: percentile(send.ms, 50) <= 15)
-let tail = timeCommand(nexusctl, ["tail", String(conversation), "-n", "50", "--json"], env: env, runs: 20)
-let peakKiB = max(version.maxRSSKiB, send.maxRSSKiB, tail.maxRSSKiB)
+let tail = timeCommand(nexusctl, ["tail", String(conversation), "-n", "50", "--json"], env: env, runs: 20, peak: true)
+let peakKiB = max(version.maxRSSKiB!, send.maxRSSKiB!, tail.maxRSSKiB!)
 report("nexusctl peak memory (send, tail -n 50)", String(format: "%.1f MiB", Double(peakKiB) / 1024), target: "≤ 40 MiB",
        ok: Double(peakKiB) / 1024 <= 40)
 

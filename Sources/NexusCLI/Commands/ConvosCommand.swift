@@ -43,8 +43,10 @@ enum ConvosCommand {
         if let reason = fetched.offlineReason { context.output.offline("\(reason); showing cached conversations") }
         let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         let total = list.conversations.count
-        let shown = Array(filter(list.conversations, me: me, people: people, search: context.invocation.value("search"),
-                                 unreadOnly: context.invocation.flag("unread")).prefix(limit))
+        let kept = filter(list.conversations, me: me, people: people, search: context.invocation.value("search"),
+                          unreadOnly: context.invocation.flag("unread"))
+        // Not copied when whole: ten thousand summaries are megabytes.
+        let shown = kept.count > limit ? Array(kept.prefix(limit)) : kept
         if context.output.json {
             let ids = Set(shown.flatMap(\.memberIds))
             context.output.document(
@@ -77,8 +79,10 @@ enum ConvosCommand {
                 last = (m.senderId == me ? "You: " : "") + (deleted ? output.paint(TerminalText(MessageDecor.deletedText), .dim) : preview(AttachmentText.body(m), limit: 60))
                 if m.senderId == me, c.lastMessageReadByAll { last += " ✓✓" }
             }
-            let unread = c.unreadCount > 0 ? output.paint("\(c.unreadCount)", .bold) : ""
-            rows.append(["\(c.id)", mark + TerminalText(c.title(viewer: me, users: people)), "\(SmartTime.short(c.updatedAt, now: now))", unread, last])
+            // Numbers and our own times have nothing to escape: taken as they are.
+            let unread = c.unreadCount > 0 ? output.paint(TerminalText(stringLiteral: String(c.unreadCount)), .bold) : ""
+            rows.append([TerminalText(stringLiteral: String(c.id)), mark + TerminalText(c.title(viewer: me, users: people)),
+                         TerminalText(stringLiteral: SmartTime.short(c.updatedAt, now: now)), unread, last])
         }
         output.table(rows, header: ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"])
     }
@@ -88,15 +92,23 @@ enum ConvosCommand {
         _ conversations: [ConversationSummary], me: Int64, people: [Int64: User], search: String?, unreadOnly: Bool
     ) -> [ConversationSummary] {
         let query = search?.lowercased()
-        return conversations
-            .filter { !unreadOnly || $0.unreadCount > 0 }
-            .filter { c in
+        // One pass, and none without --unread or --search: each copy of ten thousand
+        // summaries is megabytes of fresh pages.
+        var kept = conversations
+        if unreadOnly || !(query ?? "").isEmpty {
+            kept = conversations.filter { c in
+                guard !unreadOnly || c.unreadCount > 0 else { return false }
                 guard let query, !query.isEmpty else { return true }
                 return c.title(viewer: me, users: people).lowercased().contains(query)
                     || c.memberIds.contains { $0 != me && (people[$0]?.displayName.lowercased().contains(query) ?? false) }
                     || (c.lastMessage?.text.lowercased().contains(query) ?? false)
             }
-            .sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
+        }
+        // The server's list, and so the cache's, comes most recent first: sorted only when
+        // it is not (the sort is stable, so an ordered list is left as it is either way).
+        func before(_ a: ConversationSummary, _ b: ConversationSummary) -> Bool { (a.updatedAt, a.id) > (b.updatedAt, b.id) }
+        if kept.indices.dropFirst().contains(where: { before(kept[$0], kept[$0 - 1]) }) { kept.sort(by: before) }
+        return kept
     }
 
     struct ConvosView: Encodable {

@@ -92,23 +92,39 @@ public final class Output {
     public func table(_ rows: [[TerminalText]], header: [TerminalText]? = nil) {
         let all = (header.map { [$0] } ?? []) + rows
         guard let columns = all.map(\.count).max(), columns > 0 else { return }
-        let cellWidths = all.map { $0.map { displayWidth($0.rendered) } }
+        // Each cell's width, row after row, in one flat array.
+        var cellWidths: [Int] = []
+        cellWidths.reserveCapacity(all.count * columns)
         var widths = Array(repeating: 0, count: columns)
-        for row in cellWidths {
-            for (i, w) in row.enumerated() { widths[i] = max(widths[i], w) }
-        }
-        var out = ""
-        out.reserveCapacity(all.reduce(0) { $0 + $1.reduce(0) { $0 + $1.rendered.utf8.count } + 2 * columns + 1 })
-        for (r, row) in all.enumerated() {
-            var line = ""
+        var size = 0
+        for row in all {
             for (i, cell) in row.enumerated() {
-                line += cell.rendered
-                if i < row.count - 1 { line += String(repeating: " ", count: widths[i] - cellWidths[r][i] + 2) }
+                let w = displayWidth(cell.rendered)
+                cellWidths.append(w)
+                widths[i] = max(widths[i], w)
+                size += cell.rendered.utf8.count
             }
-            out += header != nil && r == 0 ? paint(.control(line), .bold).rendered : line
-            out += "\n"
         }
-        terminal.writeOut(out)
+        // Bytes, not String appends: ten thousand rows of five cells.
+        var out: [UInt8] = []
+        out.reserveCapacity(size + all.count * (widths.reduce(0, +) + 2 * columns + 1) + 16)
+        var at = 0
+        for (r, row) in all.enumerated() {
+            let bold = color && header != nil && r == 0
+            if bold { out.append(contentsOf: "\u{1B}[\(Style.bold.rawValue)m".utf8) }
+            for (i, cell) in row.enumerated() {
+                if cell.rendered.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+                    out.append(contentsOf: cell.rendered.utf8)
+                }
+                if i < row.count - 1 {
+                    out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[i] - cellWidths[at] + 2))
+                }
+                at += 1
+            }
+            if bold { out.append(contentsOf: "\u{1B}[0m".utf8) }
+            out.append(10)
+        }
+        terminal.writeOut(String(decoding: out, as: UTF8.self))
     }
 }
 
@@ -118,7 +134,9 @@ public final class Output {
 /// approximation without a Unicode table, good enough to keep columns straight.
 func displayWidth(_ s: String) -> Int {
     // Most cells are plain ASCII: one column a byte, found in one pass over the bytes.
-    if !s.utf8.contains(where: { $0 >= 0x80 || $0 == 0x1B }) { return s.utf8.count }
+    let ascii = s.utf8.withContiguousStorageIfAvailable { p in !p.contains(where: { $0 >= 0x80 || $0 == 0x1B }) }
+        ?? !s.utf8.contains(where: { $0 >= 0x80 || $0 == 0x1B })
+    if ascii { return s.utf8.count }
     var width = 0
     var inColour = false
     var joined = false

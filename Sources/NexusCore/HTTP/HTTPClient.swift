@@ -291,6 +291,9 @@ public final class HTTPClient {
     }
 
     func readExactly(_ count: Int, deadline: Int64) throws(HTTPClientError) -> ArraySlice<UInt8> {
+        // Room for all of it at once (up to 64 MiB): a body of megabytes grown 64 KiB at a
+        // time was copied a dozen times.
+        if buffer.count - bufferStart < count { buffer.reserveCapacity(bufferStart + min(count, 64 << 20)) }
         while buffer.count - bufferStart < count {
             guard try fill(deadline: deadline) else { throw .connectionLost("the answer was cut short") }
         }

@@ -32,6 +32,9 @@ extension ConversationsResponse {
             if r.key(key, is: "conversations") {
                 guard conversations == nil else { throw .init() }
                 var list: [ConversationSummary] = []
+                // A conversation is a few hundred bytes of JSON: one allocation instead of
+                // growing (and copying megabytes of summaries) a dozen times.
+                list.reserveCapacity(min(r.b.count / 256, 1 << 17))
                 try r.array { r throws(JSONByteReader.Unreadable) in list.append(try ConversationSummary.read(&r)) }
                 conversations = list
             } else if r.key(key, is: "users") {

@@ -104,6 +104,7 @@ struct JSONByteReader {
     }
 
     /// True when the key's bytes spell `name`.
+    @inline(__always)
     func key(_ key: Range<Int>, is name: StaticString) -> Bool {
         guard key.count == name.utf8CodeUnitCount else { return false }
         let p = name.utf8Start
@@ -154,6 +155,18 @@ struct JSONByteReader {
     }
 
     mutating func timestamp() throws(Unreadable) -> Timestamp {
+        // A time is plain ASCII between quotes: read from the bytes, without a String.
+        let save = i
+        try expect(UInt8(ascii: "\""))
+        let start = i
+        while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\") { i += 1 }
+        if i < b.count, b[i] == UInt8(ascii: "\"") {
+            let bytes = UnsafeBufferPointer(rebasing: b[start..<i])
+            i += 1
+            guard let t = Timestamp(iso8601: bytes) else { throw Unreadable() }
+            return t
+        }
+        i = save
         guard let t = Timestamp(iso8601: try string()) else { throw Unreadable() }
         return t
     }
@@ -161,15 +174,19 @@ struct JSONByteReader {
     mutating func string() throws(Unreadable) -> String {
         try expect(UInt8(ascii: "\""))
         let start = i
-        // The common case: no escapes, so the bytes are the string's.
+        // The common case: no escapes, so the bytes are the string's; and when they are all
+        // ASCII, they are UTF-8 without the generic validation's cost.
+        var high: UInt8 = 0
         while i < b.count {
             let c = b[i]
             if c == UInt8(ascii: "\"") {
                 i += 1
-                return try Self.text(UnsafeBufferPointer(rebasing: b[start..<(i - 1)]))
+                let bytes = UnsafeBufferPointer(rebasing: b[start..<(i - 1)])
+                return high < 0x80 ? String(decoding: bytes, as: UTF8.self) : try Self.text(bytes)
             }
             if c == UInt8(ascii: "\\") { break }
             guard c >= 0x20 else { throw Unreadable() }
+            high |= c
             i += 1
         }
         var out = Array(b[start..<i])

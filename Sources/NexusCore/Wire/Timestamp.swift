@@ -30,7 +30,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     /// Parses "YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)" and the date-only "YYYY-MM-DD" (as midnight UTC).
     public init?(iso8601 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        guard let t = text.withUTF8({ Timestamp(iso8601: $0) }) else { return nil }
+        self = t
+    }
+
+    /// The same from the bytes (the conversation list reads twenty thousand times this way).
+    init?(iso8601 b: UnsafeBufferPointer<UInt8>) {
         func num(_ at: Int, _ len: Int) -> Int? {
             guard at + len <= b.count else { return nil }
             var v = 0

@@ -16,6 +16,12 @@
 /// Loads libssl.so.3 (and with it libcrypto) once; 0 when every function below is ready.
 /// On failure, `error` holds why (dlerror's text).
 int nexus_openssl_load(char *error, size_t errorSize);
+/// Starts making a TLS context (and decoding the session saved at sessionPath, if any) on
+/// a thread of its own, once a process; the take functions wait for it and hand over
+/// what it made (NULL: make it in place).
+void nexus_openssl_prepare(const char *sessionPath);
+SSL_CTX *nexus_openssl_take_context(void);
+SSL_SESSION *nexus_openssl_take_session(const char *path);
 
 // TLS (libssl).
 const SSL_METHOD *nexus_TLS_client_method(void);

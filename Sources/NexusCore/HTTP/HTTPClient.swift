@@ -1,3 +1,4 @@
+import COpenSSL
 import LibC
 
 /// A small HTTP/1.1 client over a socket, with keep-alive.
@@ -30,6 +31,9 @@ public final class HTTPClient {
     public init(address: ServerAddress, tls: TLSOptions = TLSOptions()) {
         self.address = address
         self.tls = tls
+        // Over https://, OpenSSL's start-up runs beside the command's own work until the
+        // first connection takes it (TLSConnection.makeContext): see nexus_openssl_prepare.
+        if address.isTLS { nexus_openssl_prepare(TLSConnection.sessionPath(address, tls)) }
     }
 
     deinit { close() }

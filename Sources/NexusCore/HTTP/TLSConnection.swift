@@ -29,7 +29,7 @@ final class TLSConnection {
         guard nexus_openssl_load(&why, why.count) == 0 else {
             throw .handshake(server: "-", detail: "the system's OpenSSL could not be loaded (\(String(cString: why))); install Debian's libssl3")
         }
-        guard let ctx = nexus_SSL_CTX_new(nexus_TLS_client_method()) else {
+        guard let ctx = nexus_openssl_take_context() ?? nexus_SSL_CTX_new(nexus_TLS_client_method()) else {
             throw .handshake(server: "-", detail: "OpenSSL could not make a TLS context")
         }
         _ = nexus_SSL_CTX_set_min_proto_version(ctx, Int32(TLS1_2_VERSION))
@@ -61,7 +61,7 @@ final class TLSConnection {
         self.ssl = ssl
         self.server = "\(address)"
         self.caFile = options.caFile
-        self.sessionPath = options.sessionDirectory.map { $0 + "/" + Self.sessionFileName(address, caFile: options.caFile) }
+        self.sessionPath = Self.sessionPath(address, options)
         nexus_SSL_set_fd(ssl, fd)
         let param = nexus_SSL_get0_param(ssl)
         if Self.isIPAddress(address.host) {
@@ -70,7 +70,7 @@ final class TLSConnection {
             nexus_X509_VERIFY_PARAM_set1_host(param, address.host, 0)
             _ = nexus_SSL_set_tlsext_host_name(ssl, address.host)
         }
-        if let sessionPath, let saved = Self.loadSession(sessionPath) {
+        if let sessionPath, let saved = nexus_openssl_take_session(sessionPath) ?? Self.loadSession(sessionPath) {
             nexus_SSL_set_session(ssl, saved)
             nexus_SSL_SESSION_free(saved)
         }
@@ -196,6 +196,11 @@ final class TLSConnection {
         var v4 = in_addr()
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    /// Where the session for this server and trust setting is kept, if anywhere.
+    static func sessionPath(_ address: ServerAddress, _ options: TLSOptions) -> String? {
+        options.sessionDirectory.map { $0 + "/" + sessionFileName(address, caFile: options.caFile) }
     }
 
     /// One file per server and trust setting: a resumed session skips the certificate check,

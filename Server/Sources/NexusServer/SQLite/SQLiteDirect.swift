@@ -15,6 +15,8 @@ import VaporCSQLite
 final class SQLiteDirect: @unchecked Sendable {
     private let handle: SQLiteHandle
     private var db: OpaquePointer? { handle.db }
+    /// Each kept statement's column names, read once (a group's INSERT has 13).
+    private var columns: [OpaquePointer: DirectRow.Columns] = [:]
 
     /// Opens `path` with the writer's settings (WAL, synchronous=FULL: a commit is on disk
     /// when it returns).
@@ -26,7 +28,10 @@ final class SQLiteDirect: @unchecked Sendable {
     }
 
     /// Finalizes the kept statements and closes; call it on the SQLite thread (`run`).
-    func closeNow() { handle.closeNow() }
+    func closeNow() {
+        columns = [:]
+        handle.closeNow()
+    }
 
     /// Runs `body` on the writer's SQLite thread; one hop there and one back.
     func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteDirect) throws -> T) async throws -> T {
@@ -56,7 +61,13 @@ final class SQLiteDirect: @unchecked Sendable {
             }
             guard status == SQLITE_OK else { throw DirectSQLiteError(status: status, db: db) }
         }
-        let columns = DirectRow.Columns(statement)
+        let columns: DirectRow.Columns
+        if let known = self.columns[statement] {
+            columns = known
+        } else {
+            columns = DirectRow.Columns(statement)
+            self.columns[statement] = columns
+        }
         var rows: [DirectRow] = []
         while true {
             let status = sqlite_nio_sqlite3_step(statement)

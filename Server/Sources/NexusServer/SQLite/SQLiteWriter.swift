@@ -13,15 +13,16 @@ import SQLiteNIO
 actor SQLiteWriter {
     let connection: SQLiteConnection
     private var pending: [Job] = []
-    private var pendingMessages: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)] = []
-    private var draining = false
+    /// Message requests, which the SQLite thread takes group after group by itself.
+    private let sends = SendQueue()
     let maxBatch = 1000
     /// Writes one group of message requests, with one statement where it can.
     typealias InsertMessages = @Sendable ([NewMessage], SQLiteConnection) async throws -> [SendOutcome]
     private let insertMessages: InsertMessages
     /// The connection sends take when there is one (not for ":memory:", which is private to
     /// `connection`): statements kept, and no trip through SQLiteNIO's row hand-offs. It
-    /// writes only from this actor's drain loop, between the other connection's commits.
+    /// writes only while this actor's drain loop waits in `commitMessages`, between the
+    /// other connection's commits.
     private let direct: SQLiteDirect?
 
     private struct Job {
@@ -68,41 +69,36 @@ actor SQLiteWriter {
                             continuation.resume(with: box.result!.mapError(SQLiteDatabase.surfaced))
                         }
                     }))
+            sends.setJobsWaiting(true)
             startDraining()
         }
     }
 
-    /// Stores messages in the next group commit; idempotent per (sender, localId).
-    func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
+    /// Stores messages in the next group commit; idempotent per (sender, localId). Not on
+    /// the actor: a request joins the queue under its lock, with no hop onto the actor and
+    /// back for every send.
+    nonisolated func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
         if messages.isEmpty { return [] }
         return try await withCheckedThrowingContinuation { continuation in
-            pendingMessages.append((messages, continuation))
-            startDraining()
+            if sends.append((messages, continuation)) { Task { await self.drain() } }
         }
     }
 
     private func startDraining() {
-        if !draining {
-            draining = true
-            Task { await self.drain() }
-        }
+        if sends.claimDraining() { Task { await self.drain() } }
     }
 
+    /// Jobs and message groups by turns until neither waits. `perform` runs on the actor,
+    /// so it cannot add a job between the last look at `pending` and `finishDraining`.
     private func drain() async {
-        while !pending.isEmpty || !pendingMessages.isEmpty {
+        while true {
             let batch = Array(pending.prefix(maxBatch))
             pending.removeFirst(batch.count)
-            // Whole requests, up to maxBatch messages (a larger request goes alone).
-            var messages: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)] = []
-            var count = 0
-            while let next = pendingMessages.first, messages.isEmpty || count + next.messages.count <= maxBatch {
-                messages.append(pendingMessages.removeFirst())
-                count += next.messages.count
-            }
+            if pending.isEmpty { sends.setJobsWaiting(false) }
             if !batch.isEmpty { await commit(batch) }
-            if !messages.isEmpty { await commit(messages) }
+            if !sends.isEmpty { await commitMessages() }
+            if pending.isEmpty && sends.finishDraining() { return }
         }
-        draining = false
     }
 
     private func commit(_ batch: [Job]) async {
@@ -118,46 +114,83 @@ actor SQLiteWriter {
         for job in batch { job.finish(commitError) }
     }
 
-    /// A group of message requests, in one transaction of its own: `insertMessages` fails
-    /// or succeeds for the group as a whole.
-    private func commit(_ requests: [(messages: [NewMessage], continuation: CheckedContinuation<[SendOutcome], any Error>)]) async {
-        do {
-            let messages = requests.flatMap(\.messages)
-            var outcomes: ArraySlice<SendOutcome>
-            if let direct {
-                outcomes = try await direct.run { db in
-                    if messages.count <= SQLiteMessageStore.rowsPerStatement { return try SQLiteMessageStore.insert(messages, on: db) }
-                    _ = try db.query("BEGIN IMMEDIATE")
+    /// Groups of message requests, each in one transaction of its own: `insertMessages`
+    /// fails or succeeds for a group as a whole. On the direct connection the SQLite thread
+    /// takes the next group as soon as a commit returns and answers each request from there:
+    /// with the actor between two groups, each group cost two more thread hops, and the
+    /// requests that came in during a commit waited for them (issue 19). It stops when
+    /// nothing waits or `perform` jobs do, so they still get their turn.
+    private func commitMessages() async {
+        guard let direct else {
+            let group = sends.takeGroup(maxMessages: maxBatch, yieldingToJobs: false)
+            let messages = group.flatMap(\.messages)
+            do {
+                if messages.count <= SQLiteMessageStore.rowsPerStatement {
+                    // One INSERT (its trigger writes the feed), which SQLite commits atomically
+                    // and durably by itself: one trip to SQLite's thread.
+                    let outcomes = try await insertMessages(messages, connection)
+                    Self.answer(group, outcomes)
+                } else {
+                    _ = try await connection.query("BEGIN IMMEDIATE")
                     do {
-                        let outcomes = try SQLiteMessageStore.insert(messages, on: db)
-                        _ = try db.query("COMMIT")
-                        return outcomes
+                        let outcomes = try await insertMessages(messages, connection)
+                        _ = try await connection.query("COMMIT")
+                        Self.answer(group, outcomes)
                     } catch {
-                        _ = try? db.query("ROLLBACK")
+                        _ = try? await connection.query("ROLLBACK")
                         throw error
                     }
-                }[...]
-            } else if messages.count <= SQLiteMessageStore.rowsPerStatement {
-                // One INSERT (its trigger writes the feed), which SQLite commits atomically
-                // and durably by itself: the hot path takes one trip to SQLite's thread.
-                outcomes = try await insertMessages(messages, connection)[...]
-            } else {
-                _ = try await connection.query("BEGIN IMMEDIATE")
-                do {
-                    outcomes = try await insertMessages(messages, connection)[...]
-                    _ = try await connection.query("COMMIT")
-                } catch {
-                    _ = try? await connection.query("ROLLBACK")
-                    throw error
+                }
+            } catch {
+                Self.fail(group, error)
+            }
+            return
+        }
+        let sends = sends, maxBatch = maxBatch
+        do {
+            try await direct.run { db in
+                while true {
+                    let group = sends.takeGroup(maxMessages: maxBatch, yieldingToJobs: true)
+                    if group.isEmpty { return }
+                    do {
+                        let outcomes = try Self.insert(group.flatMap(\.messages), on: db)
+                        Self.answer(group, outcomes)
+                    } catch {
+                        Self.fail(group, error)
+                    }
                 }
             }
-            for request in requests {
-                request.continuation.resume(returning: Array(outcomes.prefix(request.messages.count)))
-                outcomes = outcomes.dropFirst(request.messages.count)
-            }
         } catch {
-            for request in requests { request.continuation.resume(throwing: SQLiteDatabase.surfaced(error)) }
+            // The SQLite thread has stopped (shutdown): nothing it holds will be written.
+            Self.fail(sends.takeAll(), error)
         }
+    }
+
+    /// One group on the direct connection: a self-committing INSERT, or a transaction
+    /// around the INSERTs of a group too large for one.
+    private static func insert(_ messages: [NewMessage], on db: SQLiteDirect) throws -> [SendOutcome] {
+        if messages.count <= SQLiteMessageStore.rowsPerStatement { return try SQLiteMessageStore.insert(messages, on: db) }
+        _ = try db.query("BEGIN IMMEDIATE")
+        do {
+            let outcomes = try SQLiteMessageStore.insert(messages, on: db)
+            _ = try db.query("COMMIT")
+            return outcomes
+        } catch {
+            _ = try? db.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func answer(_ group: [SendQueue.Request], _ outcomes: [SendOutcome]) {
+        var outcomes = outcomes[...]
+        for request in group {
+            request.continuation.resume(returning: Array(outcomes.prefix(request.messages.count)))
+            outcomes = outcomes.dropFirst(request.messages.count)
+        }
+    }
+
+    private static func fail(_ group: [SendQueue.Request], _ error: any Error) {
+        for request in group { request.continuation.resume(throwing: SQLiteDatabase.surfaced(error)) }
     }
 
     func close() async throws {

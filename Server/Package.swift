@@ -56,10 +56,12 @@ let package = Package(
         .target(name: "BenchSupport"),
         .executableTarget(
             name: "nexus-bench",
-            dependencies: ["BenchSupport", .product(name: "NexusCore", package: "nexus")],
+            dependencies: ["BenchSupport", "TailEpoll", .product(name: "NexusCore", package: "nexus")],
             // A top-level script of shared state, measured from one thread at a time.
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // nexus-bench's live tails: epoll, which Swift's Glibc module lacks (TailPolls.swift).
+        .target(name: "TailEpoll"),
         // nexus-bench's peak-memory rows: a command's own peak, not nexus-bench's (main.c).
         .executableTarget(name: "nexus-peak"),
         // `make soak`: 200 tails, steady senders and a nexusd restarted every minute.

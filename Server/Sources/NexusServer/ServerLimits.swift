@@ -24,6 +24,9 @@ public struct ServerLimits: Sendable {
     public var maxHeaderBytes = 16 * 1024
     public var maxHeaderFieldBytes = 8 * 1024
     public var maxHeaderCount = 100
+    /// Members of one group, its creator included (`nexusd --max-group-members`): a
+    /// message to a group wakes every member's polls, so this bounds what one send costs.
+    public var maxGroupMembers = 256
     /// Bytes of one attachment (`nexusd --max-attachment`).
     public var maxAttachmentBytes: Int64 = 100 * 1024 * 1024
     /// Uploads no message refers to are deleted after this long.

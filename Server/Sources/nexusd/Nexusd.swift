@@ -69,6 +69,11 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest attachment taken: bytes, or a number with KiB, MiB or GiB.", valueName: "size"))
     var maxAttachment = "100MiB"
 
+    @Option(help: ArgumentHelp(
+        "Most members of one group, its creator included (3 to 100000); a message to a group wakes every member's long polls.",
+        valueName: "n"))
+    var maxGroupMembers = 256
+
     // Tests shrink the day after which uploads no message refers to are deleted.
     @Option(help: ArgumentHelp("Age at which uploads no message refers to are deleted (default 1d).", visibility: .hidden))
     var uploadCleanupAfter = "1d"
@@ -113,6 +118,9 @@ struct Nexusd: AsyncParsableCommand {
         guard (0...60).contains(syncWaitCap) else { throw ValidationError("--sync-wait-cap must be between 0 and 60") }
         guard Self.parseSize(maxAttachment) != nil else {
             throw ValidationError("--max-attachment takes a size such as 104857600, 100MiB or 2GiB; got '\(maxAttachment)'")
+        }
+        guard (3...100_000).contains(maxGroupMembers) else {
+            throw ValidationError("--max-group-members must be between 3 and 100000 (a group is its creator and two or more others); got \(maxGroupMembers)")
         }
         guard let cleanup = Self.parseDuration(uploadCleanupAfter), cleanup > 0 else {
             throw ValidationError("--upload-cleanup-after takes a duration such as 3600, 90m, 12h or 1d; got '\(uploadCleanupAfter)'")
@@ -204,6 +212,7 @@ struct Nexusd: AsyncParsableCommand {
         limits.sessionMaxAgeSeconds = sessionMaxAge.flatMap(Self.parseDuration)
         limits.syncWaitCapSeconds = syncWaitCap
         limits.maxAttachmentBytes = Self.parseSize(maxAttachment)!
+        limits.maxGroupMembers = maxGroupMembers
         limits.unreferencedUploadSeconds = Self.parseDuration(uploadCleanupAfter)!
         limits.searchIndexIdleMilliseconds = max(1, searchIndexIdleMs)
         var config = ServerConfig(

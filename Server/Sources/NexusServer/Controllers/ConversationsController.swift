@@ -50,7 +50,12 @@ struct ConversationsController {
         guard emails.count >= 2 else {
             throw APIError.badRequest("A group takes at least two other members; for one, open a direct conversation.", code: "invalid_members")
         }
-        guard emails.count < 256 else { throw APIError.badRequest("A group takes at most 255 other members.", code: "invalid_members") }
+        let limit = services.limits.maxGroupMembers
+        guard emails.count < limit else {
+            throw APIError.badRequest(
+                "A group takes at most \(limit - 1) other members: \(limit) with its creator on this server (nexusd --max-group-members).",
+                code: "invalid_members")
+        }
         var others: [User] = []
         for email in emails {
             guard let user = try await users.user(email: email) else {

@@ -8,9 +8,6 @@ import NexusCore
 struct MembersController {
     let services: AppServices
 
-    /// Members of a group, the creator included (group creation allows 255 others).
-    static let maxMembers = 256
-
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("conversations/:id/members", use: list)
         group.post("conversations/:id/members", use: add)
@@ -68,8 +65,11 @@ struct MembersController {
             change.users = try await users(body.emails ?? [], for: kind, caller: caller.user)
             if kind == .added {
                 let joining = change.users.filter { !current.contains($0.id) }.count
-                guard current.count + joining <= Self.maxMembers else {
-                    throw APIError.badRequest("A group takes at most \(Self.maxMembers) members.", code: "invalid_members")
+                let limit = services.limits.maxGroupMembers
+                guard current.count + joining <= limit else {
+                    throw APIError.badRequest(
+                        "A group takes at most \(limit) members on this server (nexusd --max-group-members); it has \(current.count).",
+                        code: "invalid_members")
                 }
             }
         case .renamed:
@@ -116,8 +116,12 @@ struct MembersController {
         guard !normalized.isEmpty else {
             throw APIError.badRequest("Name at least one member by email.", code: "invalid_members")
         }
-        guard normalized.count < Self.maxMembers else {
-            throw APIError.badRequest("A change takes at most \(Self.maxMembers - 1) members.", code: "invalid_members")
+        // A change names the others of a full group at most (nexusd --max-group-members).
+        let limit = services.limits.maxGroupMembers
+        guard normalized.count < limit else {
+            throw APIError.badRequest(
+                "A change takes at most \(limit - 1) members: a group takes at most \(limit) on this server (nexusd --max-group-members).",
+                code: "invalid_members")
         }
         if kind == .removed, normalized.contains(caller.email) {
             throw APIError.badRequest("To take yourself out of a group, leave it.", code: "invalid_members")

@@ -10,8 +10,6 @@ struct SyncController {
     let services: AppServices
     /// Polls woken together at one cursor share one read and one encoded answer.
     let reads = SharedFeedReads()
-    /// Users whose polls found equal events share one encoded answer.
-    let answers = SharedAnswers()
     static let pageLimit = 500
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -162,12 +160,10 @@ extension SyncController {
         let events = try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: Self.pageLimit)
             .map(present)
         guard let last = events.last else { return .init(events: [], body: nil) }
-        let body = try answers.body(after: after, events: events) {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
-            return ByteBuffer(bytes: try encoder.encode(SyncResponse(events: events, cursor: last.id, cursorCheck: last.check)))
-        }
-        return .init(events: events, body: body)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let data = try encoder.encode(SyncResponse(events: events, cursor: last.id, cursorCheck: last.check))
+        return .init(events: events, body: ByteBuffer(bytes: data))
     }
 
     /// A shared answer: the buffer is copied on write, so every poll sends the same bytes.

@@ -25,19 +25,12 @@ struct SyncController {
         return e
     }
 
-    /// The stored event at `id` in the viewer's feed (scoped like the request), if any.
-    private func event(at id: Int64, viewer: Int64, conversationId: Int64?) async throws -> SyncEvent? {
-        guard id > 0 else { return nil }
-        let found = try await feed.events(viewer: viewer, after: id - 1, conversationId: conversationId, limit: 1)
-        return found.first.flatMap { $0.id == id ? $0 : nil }
-    }
-
     /// Refuses a cursor that this database's history doesn't hold: past its head, or
     /// naming an event that isn't the one the cursor was made at (a restored or reset
     /// database reuses ids). Without `check`, a client of before checks, nothing is verified.
     private func verify(after: Int64, check: String?, viewer: Int64, conversationId: Int64?) async throws {
         guard let check, after > 0 else { return }
-        let found = try await event(at: after, viewer: viewer, conversationId: conversationId)
+        let found = try await feed.eventToCheck(viewer: viewer, id: after, conversationId: conversationId)
         guard let found, FeedCheck.of(found) == check else {
             throw APIError(
                 status: .gone, code: "unknown_cursor",
@@ -134,7 +127,7 @@ struct SyncController {
     /// The newest `count` message events and the feed's head (`last=N`).
     private func lastPage(viewer: Int64, conversationId: Int64?, count: Int, askedPresence: String?) async throws -> Response {
         let (events, head) = try await feed.lastMessageEvents(viewer: viewer, conversationId: conversationId, count: count)
-        let headEvent = events.last?.id == head ? events.last : try await event(at: head, viewer: viewer, conversationId: conversationId)
+        let headEvent = events.last?.id == head ? events.last : try await feed.eventToCheck(viewer: viewer, id: head, conversationId: conversationId)
         var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of))
         if let askedPresence {
             let snapshot = services.presenceSnapshot(of: try await contacts(of: viewer, conversationId: conversationId))

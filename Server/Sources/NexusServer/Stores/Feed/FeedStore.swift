@@ -4,12 +4,22 @@ import NexusCore
 protocol FeedStore: Sendable {
     /// The viewer's feed after `after`, oldest first.
     func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent]
+    /// The viewer's event `id`, enough for its FeedCheck: a conversation event carries only the
+    /// conversation's id and creation time. Every long poll checks its cursor, and one that
+    /// sits on a group's creation would otherwise read all its members (1,000 in a big group).
+    func eventToCheck(viewer: Int64, id: Int64, conversationId: Int64?) async throws -> SyncEvent?
     /// The newest `count` message events of the viewer's feed and the feed's head cursor,
     /// read so that nothing falls between them.
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64)
 }
 
 enum FeedRows {
+    /// A conversation as FeedCheck reads it (FeedStore.eventToCheck): its id and creation time.
+    static func checked(_ row: some StoreRow) throws -> Conversation? {
+        guard let id = try row.int("id"), let createdAt = try Rows.timestamp(row, "created_at") else { return nil }
+        return Conversation(id: id, kind: .group, name: nil, members: [], lastSeq: 0, lastMessage: nil, createdAt: createdAt, updatedAt: createdAt)
+    }
+
     /// An event (`e`, prefixed `e_`) with its message (`m`) or its receipt (`r`, prefixed `r_`).
     static let columns = """
         e.id AS e_id, e.conversation_id AS e_conversation_id, e.type AS e_type,

@@ -6,6 +6,21 @@ struct PostgresFeedStore: FeedStore {
     let conversations: PostgresConversationStore
 
     func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
+        try await events(viewer: viewer, after: after, conversationId: conversationId, limit: limit) {
+            try await conversations.conversation(id: $0, viewer: viewer)
+        }
+    }
+
+    func eventToCheck(viewer: Int64, id: Int64, conversationId: Int64?) async throws -> SyncEvent? {
+        guard id > 0 else { return nil }
+        return try await events(viewer: viewer, after: id - 1, conversationId: conversationId, limit: 1) {
+            try await db.rows("SELECT id, created_at FROM conversations WHERE id = \($0)").first.flatMap(FeedRows.checked)
+        }.first.flatMap { $0.id == id ? $0 : nil }
+    }
+
+    private func events(
+        viewer: Int64, after: Int64, conversationId: Int64?, limit: Int, conversation: (Int64) async throws -> Conversation?
+    ) async throws -> [SyncEvent] {
         let rows = try await db.rows(
             """
             SELECT \(unescaped: FeedRows.columns) FROM events e
@@ -16,7 +31,7 @@ struct PostgresFeedStore: FeedStore {
             WHERE e.id > \(after) AND (\(conversationId)::bigint IS NULL OR e.conversation_id = \(conversationId))
             ORDER BY e.id LIMIT \(Int64(limit))
             """)
-        return try await FeedRows.events(rows) { try await conversations.conversation(id: $0, viewer: viewer) }
+        return try await FeedRows.events(rows, conversation: conversation)
     }
 
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64) {

@@ -6,6 +6,21 @@ struct SQLiteFeedStore: FeedStore {
     let conversations: SQLiteConversationStore
 
     func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
+        try await events(viewer: viewer, after: after, conversationId: conversationId, limit: limit) {
+            try await conversations.conversation(id: $0, viewer: viewer)
+        }
+    }
+
+    func eventToCheck(viewer: Int64, id: Int64, conversationId: Int64?) async throws -> SyncEvent? {
+        guard id > 0 else { return nil }
+        return try await events(viewer: viewer, after: id - 1, conversationId: conversationId, limit: 1) {
+            try await db.read("SELECT id, created_at FROM conversations WHERE id = ?", [.integer(Int($0))]).first.flatMap(FeedRows.checked)
+        }.first.flatMap { $0.id == id ? $0 : nil }
+    }
+
+    private func events(
+        viewer: Int64, after: Int64, conversationId: Int64?, limit: Int, conversation: (Int64) async throws -> Conversation?
+    ) async throws -> [SyncEvent] {
         var sql = """
             SELECT \(FeedRows.columns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
@@ -21,7 +36,7 @@ struct SQLiteFeedStore: FeedStore {
         }
         sql += " ORDER BY e.id LIMIT ?"
         binds.append(.integer(limit))
-        return try await FeedRows.events(db.read(sql, binds)) { try await conversations.conversation(id: $0, viewer: viewer) }
+        return try await FeedRows.events(db.read(sql, binds), conversation: conversation)
     }
 
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64) {

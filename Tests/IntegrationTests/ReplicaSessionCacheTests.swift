@@ -35,8 +35,8 @@ struct ReplicaSessionCacheTests {
         // A has the session in its cache now, and uses it many times within its life.
         for _ in 0..<20 { #expect(try viaA.me().email == bob.email) }
         #expect(try bob.run(["logout"]).code == 0)
-        let refused = secondsUntilRefused(viaA)
-        #expect(refused != nil && refused! <= Self.bound, "refused after \(refused.map(String.init) ?? "never")")
+        let refused = secondsUntilRefused(viaA) ?? .infinity
+        #expect(refused <= Self.bound, "refused after \(refused) s")
     }
 
     @Test func aTokenRevokedThroughOneReplicaStopsWorkingOnTheOtherWithinTheBound() throws {
@@ -50,7 +50,7 @@ struct ReplicaSessionCacheTests {
         let viaA = NexusAPI(address: try ServerAddress(parsing: a.url), token: token)
         for _ in 0..<20 { #expect(try viaA.me().email == alice.email) }
         #expect(try alice.run(["token", "revoke", "ci"]).code == 0)
-        let refused = secondsUntilRefused(viaA)
-        #expect(refused != nil && refused! <= Self.bound, "refused after \(refused.map(String.init) ?? "never")")
+        let refused = secondsUntilRefused(viaA) ?? .infinity
+        #expect(refused <= Self.bound, "refused after \(refused) s")
     }
 }

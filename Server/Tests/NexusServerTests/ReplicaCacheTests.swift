@@ -81,7 +81,8 @@ struct ReplicaCacheTests {
             }
         }
         let took = ContinuousClock.now - start
-        #expect(took >= .milliseconds(300) && took < .milliseconds(300) + QueryDeadlines.tick * 10, "\(took)")
+        // Long before the query's own 30 s, however loaded the machine.
+        #expect(took >= .milliseconds(300) && took < .seconds(10), "\(took)")
         try await Task.sleep(for: .milliseconds(100))
         #expect(cancelled.withLock { $0 }, "the late query is cancelled")
 

@@ -188,11 +188,15 @@ struct ReplicaTests {
         #expect(try bob.run(["read", alice.email]).code == 0)
         #expect(out.wait { _ in decodeLines(out.text, as: TailLineJSON.self).contains { $0.type == "receipt" && $0.kind == "read" } })
 
-        // A logout through B shuts the token out of A at once, although A has just seen it work.
+        // A logout through B shuts the token out of A, although A has just seen it work: as
+        // the logout's note arrives, within SessionCache's bound (ReplicaSessionCacheTests).
         let viaA = NexusAPI(address: try ServerAddress(parsing: a.url), token: try bob.api().token)
         #expect(try viaA.me().email == bob.email)
         #expect(try bob.run(["logout"]).code == 0)
+        let loggedOut = Date()
+        while (try? viaA.me()) != nil, Date().timeIntervalSince(loggedOut) < 4 { Thread.sleep(forTimeInterval: 0.02) }
         #expect(throws: APIError.self) { try viaA.me() }
+        #expect(Date().timeIntervalSince(loggedOut) <= ReplicaSessionCacheTests.bound)
     }
 
     @Test func theSameLocalIdSentToBothReplicasAtOnceMakesOneMessage() throws {

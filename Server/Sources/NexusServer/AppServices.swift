@@ -10,8 +10,8 @@ struct AppServices: Sendable {
     let notifier = FeedNotifier()
     /// Webhooks' rate limits and the delivery worker's wake-up.
     let hooks = HookRuntime()
-    /// Tokens already checked. None with replicas: a logout on another one must shut
-    /// this one out at once, so every request asks the database.
+    /// Tokens already checked. Replicas trust an entry for a short while only, and drop
+    /// what another replica revokes when its note arrives (SessionCache).
     let sessions: SessionCache?
     /// Members by conversation. With replicas it asks the database every time: a member
     /// removed through another replica must be shut out at once, as a logout is.
@@ -33,7 +33,7 @@ struct AppServices: Sendable {
         clock: @escaping @Sendable () -> Timestamp = { .now() }
     ) {
         self.stores = stores
-        self.sessions = stores.bus == nil ? SessionCache() : nil
+        self.sessions = SessionCache(ttl: stores.bus == nil ? nil : SessionCache.replicaTTL)
         self.membership = MembershipCache(caching: stores.bus == nil)
         self.passwords = passwords
         self.limits = limits
@@ -79,7 +79,8 @@ struct AppServices: Sendable {
         let token = String(header.dropFirst(7)).trimmingSpaces()
         let isAccessToken = token.hasPrefix(Tokens.accessPrefix)
         let hash = Tokens.hash(token)
-        let (cached, generation) = sessions?.lookup(hash: hash) ?? (nil, 0)
+        let now = clock()
+        let (cached, generation) = sessions?.lookup(hash: hash, now: now) ?? (nil, 0)
         var session: StoredSession
         if let cached {
             session = cached
@@ -89,7 +90,6 @@ struct AppServices: Sendable {
             sessions?.remember(stored, forHash: hash, generation: generation)
             session = stored
         }
-        let now = clock()
         if let expiresAt = session.expiresAt, now >= expiresAt {
             throw isAccessToken ? APIError.accessTokenExpired : APIError.tokenExpired
         }
@@ -176,39 +176,70 @@ extension AppServices {
         switch note {
         case .feed(let conversationIds):
             for id in conversationIds {
-                guard let members = try? await membership.members(of: id, store: stores.conversations) else { continue }
+                guard let members = try? await membership.wakeMembers(of: id, store: stores.conversations) else { continue }
                 notifier.notify(users: members)
             }
         case .typing(let typing):
             guard let members = try? await membership.members(of: typing.conversationId, store: stores.conversations) else { return }
             showTyping(typing, members: members)
+        case .revoked(let hashes):
+            forget(hashes: hashes)
+        case .members(let conversationIds):
+            for id in conversationIds { membership.forget(id) }
         case .reconnected:
+            sessions?.forgetAll()
+            membership.forgetAll()
             notifier.wakeEveryone()
         }
     }
 }
 
 /// Conversation members by conversation, for one process (SQLite): every membership
-/// change goes through it and `forget`s its entry. Replicas don't cache (`caching` false):
-/// another replica's change would leave an entry stale.
+/// change goes through it and `forget`s its entry. Replicas don't cache (`caching` false)
+/// what decides access: another replica's change would leave an entry stale. They only
+/// keep what they read for a short while, to wake long polls when another replica's feed
+/// note arrives (`wakeMembers`); a change there sends a note that drops the entry.
 final class MembershipCache: Sendable {
+    private struct Entry {
+        let members: [Int64]
+        let at: ContinuousClock.Instant
+    }
+
     private struct State {
-        var entries: [Int64: [Int64]] = [:]
+        var entries: [Int64: Entry] = [:]
         /// Bumped by `forget`: a read from before a change must not be cached after it.
         var generation = 0
     }
 
     private let state = Mutex(State())
     let caching: Bool
+    /// How long a replica wakes by an entry, should a change's note be lost.
+    static let wakeTTL: Duration = .seconds(2)
 
     init(caching: Bool = true) { self.caching = caching }
 
     func members(of conversationId: Int64, store: any ConversationStore) async throws -> [Int64] {
+        try await members(of: conversationId, store: store, notOlderThan: caching ? nil : .zero)
+    }
+
+    /// Whom to wake for a feed that moved on another replica: a stale entry at worst wakes
+    /// a removed member's poll, which then finds nothing it may read, or misses a new
+    /// member's until the note of their joining arrives, as it does before the feed's.
+    func wakeMembers(of conversationId: Int64, store: any ConversationStore) async throws -> [Int64] {
+        try await members(of: conversationId, store: store, notOlderThan: caching ? nil : Self.wakeTTL)
+    }
+
+    private func members(of conversationId: Int64, store: any ConversationStore, notOlderThan age: Duration?) async throws -> [Int64] {
+        let now = ContinuousClock.now
         let (cached, generation) = state.withLock { ($0.entries[conversationId], $0.generation) }
-        if caching, let cached { return cached }
+        if let cached, age.map({ cached.at > now - $0 }) ?? true { return cached.members }
         let members = try await store.memberIds(conversationId: conversationId)
-        if caching, !members.isEmpty {
-            state.withLock { if $0.generation == generation { $0.entries[conversationId] = members } }
+        if !members.isEmpty {
+            state.withLock {
+                guard $0.generation == generation else { return }
+                if $0.entries.count >= 100_000 { $0.entries.removeAll(keepingCapacity: true) }
+                $0.entries[conversationId] = Entry(members: members, at: now)
+            }
         }
         return members
     }
@@ -217,6 +248,14 @@ final class MembershipCache: Sendable {
     func forget(_ conversationId: Int64) {
         state.withLock {
             $0.entries[conversationId] = nil
+            $0.generation += 1
+        }
+    }
+
+    /// The cluster bus reconnected: changes' notes may have been missed.
+    func forgetAll() {
+        state.withLock {
+            $0.entries.removeAll()
             $0.generation += 1
         }
     }

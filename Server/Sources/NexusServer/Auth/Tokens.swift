@@ -32,32 +32,58 @@ enum Tokens {
 }
 
 /// Who a token belongs to, remembered so that a request does not cost a database read.
-/// Logout evicts the entry at once. A single SQLite process is the only writer of
-/// sessions, so the cache cannot go stale behind its back.
+/// Logout and revocation evict the entry at once. A single SQLite process is the only
+/// writer of sessions, so there the cache cannot go stale behind its back.
+///
+/// Replicas (`ttl` set) also drop what another replica revoked, when its note arrives on
+/// the cluster bus (ClusterNote.revoked, sent in the revoking statement, so it is
+/// delivered as that commits: milliseconds), forget everything when the bus reconnects
+/// (notes sent meanwhile are lost), and read an entry again once it is `ttl` old: a
+/// revoked token works on another replica at most `ttl` after the revocation, and
+/// usually only until the note arrives. docs/auth.md states the bound.
 ///
 /// A lookup that read the database before a logout must not put the token back
 /// afterwards, so every logout bumps a generation, and `remember` stores only when the
 /// generation is the one its lookup started under.
 final class SessionCache: Sendable {
+    private struct Entry {
+        var session: StoredSession
+        let at: ContinuousClock.Instant
+    }
+
     private struct State {
-        var entries: [String: StoredSession] = [:]
+        var entries: [String: Entry] = [:]
         var generation: UInt64 = 0
     }
 
     private let state = Mutex(State())
     private let capacity = 100_000
+    /// How long a replica trusts an entry; nil: for ever (one SQLite process).
+    let ttl: Duration?
+
+    /// How long replicas trust a cached session (see the type's comment).
+    static let replicaTTL: Duration = .seconds(2)
+
+    init(ttl: Duration? = nil) { self.ttl = ttl }
 
     /// The cached session, or the generation to pass to `remember` after a database read.
-    /// An entry keeps its expiry, so the cache never lets a token outlive it.
-    func lookup(hash: String) -> (session: StoredSession?, generation: UInt64) {
-        state.withLock { ($0.entries[hash], $0.generation) }
+    /// An entry keeps its expiry, so the cache never lets a token outlive it; on replicas
+    /// an entry past it is read again (another replica may have slid it).
+    func lookup(hash: String, now: Timestamp) -> (session: StoredSession?, generation: UInt64) {
+        let oldest = ttl.map { ContinuousClock.now - $0 }
+        return state.withLock {
+            guard let entry = $0.entries[hash] else { return (nil, $0.generation) }
+            if let oldest, entry.at < oldest || entry.session.expiresAt.map({ now >= $0 }) == true { return (nil, $0.generation) }
+            return (entry.session, $0.generation)
+        }
     }
 
     func remember(_ session: StoredSession, forHash hash: String, generation: UInt64) {
+        let at = ContinuousClock.now
         state.withLock {
             guard $0.generation == generation else { return }
             if $0.entries.count >= capacity { $0.entries.removeAll(keepingCapacity: true) }
-            $0.entries[hash] = session
+            $0.entries[hash] = Entry(session: session, at: at)
         }
     }
 
@@ -65,7 +91,7 @@ final class SessionCache: Sendable {
     /// evicted meanwhile (a logout) stays out.
     func update(_ session: StoredSession, forHash hash: String) {
         state.withLock {
-            if $0.entries[hash] != nil { $0.entries[hash] = session }
+            $0.entries[hash]?.session = session
         }
     }
 
@@ -73,6 +99,14 @@ final class SessionCache: Sendable {
         state.withLock {
             $0.generation &+= 1
             $0.entries.removeValue(forKey: hash)
+        }
+    }
+
+    /// The cluster bus reconnected: revocations may have been missed.
+    func forgetAll() {
+        state.withLock {
+            $0.generation &+= 1
+            $0.entries.removeAll()
         }
     }
 }

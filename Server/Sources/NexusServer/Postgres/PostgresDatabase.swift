@@ -20,6 +20,8 @@ final class PostgresDatabase: Database {
     let logger: Logger
     /// Tells this replica's notes from the others' on the bus.
     let origin: String
+    /// Every call's `deadline`, kept by one watchdog.
+    private let deadlines = QueryDeadlines()
 
     static func open(url: String, maxConnections: Int = 16, logger: Logger) async throws -> PostgresDatabase {
         let parsed = try PostgresURL(url)
@@ -82,15 +84,7 @@ final class PostgresDatabase: Database {
         let pool = try await primary.pool()
         do {
             guard let deadline else { return try await operation(pool) }
-            return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await operation(pool) }
-                group.addTask {
-                    try await Task.sleep(for: deadline)
-                    throw DatabaseUnavailable()
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
+            return try await deadlines.run(within: deadline) { try await operation(pool) }
         } catch let error where Self.isUnavailable(error) {
             primary.lost(pool)
             throw DatabaseUnavailable()
@@ -163,6 +157,14 @@ final class PostgresDatabase: Database {
         var seen = Set<Int64>()
         let conversations = conversationIds.filter { seen.insert($0).inserted }
         for payload in ClusterNote.feedPayloads(origin: origin, conversationIds: conversations) {
+            try await c.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+        }
+    }
+
+    /// Tells the other replicas that these tokens no longer work, so their session caches
+    /// drop them; PostgreSQL delivers the notes at commit.
+    func notifyRevoked(_ tokenHashes: [String], on c: PostgresConnection) async throws {
+        for payload in ClusterNote.revokedPayloads(origin: origin, tokenHashes: tokenHashes) {
             try await c.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
         }
     }

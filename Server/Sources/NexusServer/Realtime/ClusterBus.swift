@@ -7,6 +7,11 @@ enum ClusterNote: Sendable, Equatable {
     /// New events in these conversations' feeds.
     case feed(conversationIds: [Int64])
     case typing(Typing)
+    /// These sessions or access tokens (SHA-256 hashes) were logged out, revoked or
+    /// deleted: a replica's session cache drops them.
+    case revoked(tokenHashes: [String])
+    /// These conversations' members changed: a replica's cache of them drops them.
+    case members(conversationIds: [Int64])
     /// The bus was (re)connected; notes sent while it was down are lost, so everything
     /// held should look again.
     case reconnected
@@ -17,6 +22,8 @@ enum ClusterNote: Sendable, Equatable {
         switch self {
         case .feed(let ids): return "\(origin) f " + ids.map(String.init).joined(separator: ",")
         case .typing(let t): return "\(origin) t \(t.conversationId) \(t.userId) \(t.until.milliseconds)"
+        case .revoked(let hashes): return "\(origin) r " + hashes.joined(separator: ",")
+        case .members(let ids): return "\(origin) m " + ids.map(String.init).joined(separator: ",")
         case .reconnected: return nil
         }
     }
@@ -24,6 +31,11 @@ enum ClusterNote: Sendable, Equatable {
     /// 300 ids of up to 20 bytes each (19 digits and a comma) stay well under 8,000 bytes.
     static func feedPayloads(origin: String, conversationIds: [Int64]) -> [String] {
         conversationIds.chunked(by: 300).compactMap { ClusterNote.feed(conversationIds: Array($0)).payload(origin: origin) }
+    }
+
+    /// 100 hashes of 65 bytes (64 hex digits and a comma) stay well under 8,000 bytes.
+    static func revokedPayloads(origin: String, tokenHashes: [String]) -> [String] {
+        tokenHashes.chunked(by: 100).compactMap { ClusterNote.revoked(tokenHashes: Array($0)).payload(origin: origin) }
     }
 
     /// The note in `payload`, or nil when it is malformed or came from `origin` itself:
@@ -39,6 +51,14 @@ enum ClusterNote: Sendable, Equatable {
         case "t" where parts.count == 5:
             guard let c = Int64(parts[2]), let u = Int64(parts[3]), let until = Int64(parts[4]) else { return nil }
             self = .typing(Typing(conversationId: c, userId: u, until: Timestamp(milliseconds: until)))
+        case "m" where parts.count == 3:
+            let ids = parts[2].split(separator: ",").compactMap { Int64($0) }
+            guard !ids.isEmpty else { return nil }
+            self = .members(conversationIds: ids)
+        case "r" where parts.count == 3:
+            let hashes = parts[2].split(separator: ",").map(String.init)
+            guard !hashes.isEmpty else { return nil }
+            self = .revoked(tokenHashes: hashes)
         default:
             return nil
         }

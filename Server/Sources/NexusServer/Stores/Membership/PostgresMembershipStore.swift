@@ -47,6 +47,10 @@ struct PostgresMembershipStore: MembershipStore {
                 RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments, membership
                 """, logger: logger
             ).collect().first else { throw StoreError.inconsistent("membership event") }
+            // Before the feed's note, so the other replicas wake by the new members.
+            if let payload = ClusterNote.members(conversationIds: [id]).payload(origin: db.origin) {
+                try await c.query("SELECT pg_notify(\(PostgresDatabase.channel), \(payload))", logger: logger)
+            }
             try await db.notifyFeedsMoved([id], on: c)
             let after = change.kind == .added ? before + ids : before.filter { !ids.contains($0) }
             return .created(try Rows.message(row.makeRandomAccess()), before: before, after: after)

@@ -36,8 +36,13 @@ struct PostgresTokenStore: TokenStore {
     }
 
     func revokeToken(userId: Int64, name: String) async throws -> String? {
-        try await db.rows("DELETE FROM access_tokens WHERE user_id = \(userId) AND name = \(name) RETURNING token_hash")
-            .first?.text("token_hash")
+        // The other replicas' session caches drop it as the delete commits (SessionCache).
+        try await db.rows(
+            """
+            WITH d AS (DELETE FROM access_tokens WHERE user_id = \(userId) AND name = \(name) RETURNING token_hash)
+            SELECT d.token_hash, pg_notify(\(PostgresDatabase.channel), \(db.origin + " r ") || d.token_hash)::text AS noted FROM d
+            """
+        ).first?.text("token_hash")
     }
 
     func recordUse(hash: String, at: Timestamp) async throws {
@@ -83,6 +88,7 @@ struct PostgresTokenStore: TokenStore {
             _ = try await c.query(
                 "UPDATE users SET owner_id = NULL, email = 'deleted.' || id || '.' || email WHERE id = \(id)", logger: db.logger
             ).collect()
+            try await db.notifyRevoked(hashes, on: c)
             return hashes
         }
     }

@@ -63,8 +63,14 @@ struct PostgresUserStore: UserStore {
         ).first.map(StoredSession.init(row:))
     }
 
+    /// Tells the other replicas in the same statement, so their session caches drop the
+    /// token as the delete commits (SessionCache).
     func deleteSession(tokenHash: String) async throws {
-        _ = try await db.rows("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
+        _ = try await db.rows(
+            """
+            WITH d AS (DELETE FROM sessions WHERE token_hash = \(tokenHash) RETURNING token_hash)
+            SELECT pg_notify(\(PostgresDatabase.channel), \(db.origin + " r ") || d.token_hash)::text AS noted FROM d
+            """)
     }
 
     func extendSession(tokenHash: String, expiresAt: Timestamp) async throws {

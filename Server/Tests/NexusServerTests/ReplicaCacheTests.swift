@@ -1,0 +1,95 @@
+import Foundation
+import NexusCore
+import Synchronization
+import Testing
+
+@testable import NexusServer
+
+/// What lets replicas skip a database read a request (issue 19): the session cache's
+/// bound, the notes that empty it, and the one watchdog behind every query's deadline.
+/// Two real replicas revoking across each other: ReplicaSessionCacheTests (integration).
+@Suite(.timeLimit(.minutes(5)))
+struct ReplicaCacheTests {
+    private func session(expiresIn ms: Int64) -> StoredSession {
+        StoredSession(
+            user: User(id: 1, email: "a@b.example", displayName: "A"),
+            expiresAt: Timestamp(milliseconds: Timestamp.now().milliseconds + ms), createdAt: .now())
+    }
+
+    @Test func revocationAndMembershipNotesSurviveTheirPayload() {
+        let hash = String(repeating: "ab", count: 32)
+        for note in [ClusterNote.revoked(tokenHashes: [hash, hash.uppercased()]), .members(conversationIds: [4, 55])] {
+            let payload = note.payload(origin: "abc")!
+            #expect(ClusterNote(payload: payload, skipping: "xyz") == note)
+            #expect(ClusterNote(payload: payload, skipping: "abc") == nil)
+        }
+        #expect(ClusterNote(payload: "abc r ", skipping: "x") == nil)
+        #expect(ClusterNote(payload: "abc m x", skipping: "x") == nil)
+        let hashes = (0..<1000).map { String(format: "%064x", $0) }
+        let payloads = ClusterNote.revokedPayloads(origin: "origin", tokenHashes: hashes)
+        #expect(payloads.count > 1 && payloads.allSatisfy { $0.utf8.count < 8000 })
+        #expect(payloads.flatMap { p -> [String] in
+            guard case .revoked(let h) = ClusterNote(payload: p, skipping: "me") else { return [] }
+            return h
+        } == hashes)
+    }
+
+    @Test func aReplicasCacheTrustsAnEntryForItsTTLOnly() async throws {
+        let cache = SessionCache(ttl: .milliseconds(200))
+        let (_, generation) = cache.lookup(hash: "h", now: .now())
+        cache.remember(session(expiresIn: 60_000), forHash: "h", generation: generation)
+        #expect(cache.lookup(hash: "h", now: .now()).session != nil)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(cache.lookup(hash: "h", now: .now()).session == nil, "read again once older than the TTL")
+
+        // One SQLite process: for ever (until forgotten).
+        let single = SessionCache()
+        single.remember(session(expiresIn: 60_000), forHash: "h", generation: 0)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(single.lookup(hash: "h", now: .now()).session != nil)
+    }
+
+    @Test func aReplicaReadsAgainAnEntryPastItsExpiryAnotherReplicaMayHaveSlid() {
+        let cache = SessionCache(ttl: .seconds(60))
+        cache.remember(session(expiresIn: 1_000), forHash: "h", generation: 0)
+        #expect(cache.lookup(hash: "h", now: .now()).session != nil)
+        let later = Timestamp(milliseconds: Timestamp.now().milliseconds + 2_000)
+        #expect(cache.lookup(hash: "h", now: later).session == nil)
+    }
+
+    @Test func forgettingEverythingKeepsOutAReadFromBefore() {
+        let cache = SessionCache(ttl: .seconds(60))
+        cache.remember(session(expiresIn: 60_000), forHash: "a", generation: 0)
+        let (_, generation) = cache.lookup(hash: "b", now: .now())
+        cache.forgetAll()  // the bus reconnected: notes may have been lost
+        cache.remember(session(expiresIn: 60_000), forHash: "b", generation: generation)
+        #expect(cache.lookup(hash: "a", now: .now()).session == nil)
+        #expect(cache.lookup(hash: "b", now: .now()).session == nil)
+    }
+
+    @Test func aQueryPastItsDeadlineFailsAsUnavailableAndIsCancelled() async throws {
+        let deadlines = QueryDeadlines()
+        #expect(try await deadlines.run(within: .seconds(5)) { 42 } == 42)
+        await #expect(throws: CancellationError.self) {
+            try await deadlines.run(within: .seconds(5)) { () async throws -> Int in throw CancellationError() }
+        }
+        let cancelled = Mutex(false)
+        let start = ContinuousClock.now
+        await #expect(throws: DatabaseUnavailable.self) {
+            try await deadlines.run(within: .milliseconds(300)) {
+                do { try await Task.sleep(for: .seconds(30)) } catch { cancelled.withLock { $0 = true } }
+            }
+        }
+        let took = ContinuousClock.now - start
+        // Long before the query's own 30 s, however loaded the machine.
+        #expect(took >= .milliseconds(300) && took < .seconds(10), "\(took)")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(cancelled.withLock { $0 }, "the late query is cancelled")
+
+        // Cancelling the caller cancels the query.
+        let caller = Task { try await deadlines.run(within: .seconds(30)) { try await Task.sleep(for: .seconds(30)) } }
+        try await Task.sleep(for: .milliseconds(50))
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+    }
+}

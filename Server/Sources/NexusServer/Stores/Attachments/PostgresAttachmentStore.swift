@@ -8,7 +8,7 @@ import PostgresNIO
 struct PostgresAttachmentStore: AttachmentStore {
     let db: PostgresDatabase
     /// The bytes of one `upload_chunks` row. Rows of 2 MiB took nexusd's peak RSS during a
-    /// 1 GiB upload to 65-67 MiB, rows of 1 MiB to 55-56 (baseline 41), at the same speed:
+    /// 256 MiB upload to 65-67 MiB, rows of 1 MiB to 55-56 (baseline 41), at the same speed:
     /// PostgresNIO copies a bound value into its messages, by buffers that double as they grow.
     static let rowBytes = 1 << 20
     /// Rows being inserted while the next one arrives.

@@ -3,16 +3,10 @@ import NIOCore
 import NexusCore
 import PostgresNIO
 
-/// PostgreSQL mode: the bytes in the database, in `upload_chunks` rows of about 1 MiB
+/// PostgreSQL mode: the bytes in the database, in `upload_chunks` rows of about 2 MiB
 /// keyed by their offset, so any replica serves any blob and a backup holds them all.
 struct PostgresAttachmentStore: AttachmentStore {
     let db: PostgresDatabase
-    /// The bytes of one `upload_chunks` row. Rows of 2 MiB took nexusd's peak RSS during a
-    /// 256 MiB upload to 65-67 MiB, rows of 1 MiB to 55-56 (baseline 41), at the same speed:
-    /// PostgresNIO copies a bound value into its messages, by buffers that double as they grow.
-    static let rowBytes = 1 << 20
-    /// Rows being inserted while the next one arrives.
-    static let rowsInFlight = 1
 
     private static func state(_ row: PostgresRandomAccessRow) throws -> UploadState {
         UploadState(
@@ -46,30 +40,19 @@ struct PostgresAttachmentStore: AttachmentStore {
         var read: Int64 = 0
         var failure: (any Error)?
         do {
-            // A row's INSERT runs while the next row's bytes arrive and are hashed: the
-            // database's work on a row (TOAST, WAL) and ours on the next overlap, where one
-            // waited for the other. At most `rowsInFlight` rows are written at once, so
-            // memory stays bounded; the chunk is acknowledged only once all are in.
-            try await withThrowingTaskGroup(of: Void.self) { rows in
-                var inFlight = 0
-                var gatherer = PieceGatherer(size: Self.rowBytes)
-                func write(_ row: ByteBuffer) async throws {
-                    if inFlight == Self.rowsInFlight {
-                        try await rows.next()
-                        inFlight -= 1
-                    }
-                    rows.addTask { [at = offset + written] in try await insert(user, sha256, at: at, row) }
-                    inFlight += 1
-                    written += Int64(row.readableBytes)
+            var gatherer = PieceGatherer(size: 2 << 20)
+            for try await var piece in body {
+                read += Int64(piece.readableBytes)
+                if written + Int64(piece.readableBytes) + Int64(gatherer.buffer.readableBytes) > limit { throw UploadOverflow() }
+                observe(piece)
+                while let full = gatherer.add(&piece) {
+                    try await insert(user, sha256, at: offset + written, full)
+                    written += Int64(full.readableBytes)
                 }
-                for try await var piece in body {
-                    read += Int64(piece.readableBytes)
-                    if written + Int64(piece.readableBytes) + Int64(gatherer.buffer.readableBytes) > limit { throw UploadOverflow() }
-                    observe(piece)
-                    while let full = gatherer.add(&piece) { try await write(full) }
-                }
-                if let rest = gatherer.take() { try await write(rest) }
-                try await rows.waitForAll()
+            }
+            if let rest = gatherer.take() {
+                try await insert(user, sha256, at: offset + written, rest)
+                written += Int64(rest.readableBytes)
             }
         } catch {
             failure = error

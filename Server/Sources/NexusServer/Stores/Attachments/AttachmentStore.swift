@@ -67,20 +67,11 @@ struct PieceGatherer {
         self.buffer = ByteBufferAllocator().buffer(capacity: size)
     }
 
-    /// Adds `piece`; returns a full buffer of exactly `size` bytes to write, if one filled
-    /// up, leaving the rest of `piece` in it: call again until it returns nil. The buffer
-    /// never grows past `size` (a piece that overshot it would double its capacity).
+    /// Adds `piece`; returns a full buffer to write, if one filled up.
     mutating func add(_ piece: inout ByteBuffer) -> ByteBuffer? {
-        let room = size - buffer.readableBytes
-        guard piece.readableBytes >= room else {
-            buffer.writeBuffer(&piece)
-            return nil
-        }
-        var head = piece.readSlice(length: room)!
-        buffer.writeBuffer(&head)
-        let full = buffer
-        buffer = ByteBufferAllocator().buffer(capacity: size)
-        return full
+        buffer.writeBuffer(&piece)
+        guard buffer.readableBytes >= size else { return nil }
+        return take()
     }
 
     mutating func take() -> ByteBuffer? {

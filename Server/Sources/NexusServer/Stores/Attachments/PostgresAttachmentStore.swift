@@ -45,7 +45,7 @@ struct PostgresAttachmentStore: AttachmentStore {
                 read += Int64(piece.readableBytes)
                 if written + Int64(piece.readableBytes) + Int64(gatherer.buffer.readableBytes) > limit { throw UploadOverflow() }
                 observe(piece)
-                while let full = gatherer.add(&piece) {
+                if let full = gatherer.add(&piece) {
                     try await insert(user, sha256, at: offset + written, full)
                     written += Int64(full.readableBytes)
                 }

@@ -58,7 +58,7 @@ struct SQLiteAttachmentStore: AttachmentStore {
                 read += Int64(piece.readableBytes)
                 if written + Int64(piece.readableBytes) + Int64(gatherer.buffer.readableBytes) > limit { throw UploadOverflow() }
                 observe(piece)
-                while let full = gatherer.add(&piece) {
+                if let full = gatherer.add(&piece) {
                     let at = offset + written
                     try await blocking { try FileIO.write(file, full, at: at) }
                     written += Int64(full.readableBytes)

@@ -208,7 +208,11 @@ struct OutboxDelivery {
                 }
             }
         }
-        try outbox.append(records)
+        // Deletes acknowledged, and nothing else: that need not survive a crash. Lost, the
+        // delete is sent again and the server answers it as the same change (once per
+        // localId); the text it takes off this device left the file when it was queued.
+        let deletes = Set(live.filter { $0.kind == .delete }.map(\.localId))
+        try outbox.append(records, sync: !records.allSatisfy { $0.op == .sent && deletes.contains($0.localId) })
         removeSpooledFiles(of: spent)
     }
 

@@ -135,7 +135,7 @@ public struct Sending {
             // A delete takes the text off this device too: when sent records still carry it
             // (the send, earlier edits), they go now rather than at the next compaction.
             let deleted = Set(outcome.report.sent.compactMap { $0.entry.kind == .delete ? $0.entry.targetReference : nil })
-            try outbox.compact(force: !deleted.isEmpty && entries.contains { Self.carriesText(of: deleted, $0) })
+            try outbox.compact(force: !deleted.isEmpty && entries.contains { Outbox.carriesText(of: deleted, $0) })
             do {
                 // A change's answer is the message as it is now: it replaces the cached copy.
                 let cache = MessageCache(profile: profile)
@@ -146,15 +146,6 @@ public struct Sending {
             } catch { outcome.cacheProblems.append(.write(error)) }
         }
         return outcome
-    }
-
-    /// Whether `e` holds the text of one of `messages`: their send, or an edit of them.
-    static func carriesText(of messages: Set<MessageReference>, _ e: OutboxEntry) -> Bool {
-        switch e.kind {
-        case .send: e.conversationId.flatMap { c in e.seq.map { messages.contains(MessageReference(conversationId: c, seq: $0)) } } ?? false
-        case .edit: e.targetReference.map(messages.contains) ?? false
-        case .delete, .react, .unreact, .add, .remove, .leave, .rename: false
-        }
     }
 
     /// What makes two messages one conversation: its id, or while that is not known, the

@@ -43,15 +43,15 @@ public struct Outbox: Sendable {
     /// A ceiling on the attempts counted, so a damaged or hostile count can't overflow.
     static let maxAttempts = 1_000_000
 
-    /// Appends records under the outbox lock and fsyncs them. New messages (`queued`
-    /// records) are refused when they would take the open messages past `limit`.
-    public func append(_ records: [OutboxRecord]) throws(StoreError) {
+    /// Appends records under the outbox lock and fsyncs them (unless `sync` is false). New
+    /// messages (`queued` records) are refused when they would take the open messages past `limit`.
+    public func append(_ records: [OutboxRecord], sync: Bool = true) throws(StoreError) {
         guard !records.isEmpty else { return }
         let lock = try FileLock.acquire(lockPath)
         defer { lock.unlock() }
         let adding = records.count(where: { $0.op == .queued })
         if adding > 0, let limit { try admit(adding, limit: limit) }
-        try file.append(records)
+        try file.append(records, sync: sync)
     }
 
     /// Records new messages durably. Give each a conversation id, or the recipient's
@@ -80,7 +80,11 @@ public struct Outbox: Sendable {
         r.kind = kind
         r.target = message.seq
         r.emoji = emoji
-        try append([r])
+        if kind == .delete {
+            try enqueueDelete(r, of: message)
+        } else {
+            try append([r])
+        }
         return OutboxEntry(
             kind: kind, localId: r.localId, conversationId: message.conversationId, text: text ?? "", queuedAt: r.at, status: .queued,
             attempts: 0, target: message.seq, emoji: emoji)
@@ -196,11 +200,17 @@ public struct Outbox: Sendable {
         defer { lock.unlock() }
         let contents = try read()
         let open = contents.entries.filter { $0.status != .sent }
-        let tombstones = Self.tombstones(contents)
-        let settled = contents.recordCount - tombstones.count
+        let settled = contents.recordCount - Self.tombstones(contents).count
         guard force || (settled >= 64 && open.count * 4 < settled) else { return false }
-        try file.replace(with: Self.records(for: open) + tombstones, keeping: contents.damagedLines)
+        try rewrite(contents)
         return true
+    }
+
+    /// The file with only the entries not yet sent (and the tombstones, and the damaged
+    /// lines as they are), then `adding`; atomic and durable. The caller holds the lock.
+    func rewrite(_ contents: Contents, adding: [OutboxRecord] = []) throws(StoreError) {
+        let open = contents.entries.filter { $0.status != .sent }
+        try file.replace(with: Self.records(for: open) + Self.tombstones(contents) + adding, keeping: contents.damagedLines)
     }
 
     /// Drops the damaged lines (and a torn tail), keeping every message that can be read

@@ -1,0 +1,77 @@
+/// Reading an answer: lines, exact lengths, and the whole response (Content-Length or
+/// chunked), from the client's buffer, filled as the deadline allows.
+extension HTTPClient {
+    func readLine(deadline: Int64, limit: Int = 16384) throws(HTTPClientError) -> String {
+        var scanFrom = bufferStart
+        while true {
+            if let nl = buffer[scanFrom...].firstIndex(of: 10) {
+                var end = nl
+                if end > bufferStart && buffer[end - 1] == 13 { end -= 1 }
+                let line = String(decoding: buffer[bufferStart..<end], as: UTF8.self)
+                bufferStart = nl + 1
+                return line
+            }
+            scanFrom = buffer.count
+            if buffer.count - bufferStart > limit { throw .malformedResponse("header line too long") }
+            guard try fill(deadline: deadline) else {
+                throw .connectionLost("the server closed the connection")
+            }
+        }
+    }
+
+    func readExactly(_ count: Int, deadline: Int64) throws(HTTPClientError) -> ArraySlice<UInt8> {
+        // Room for all of it at once (up to 64 MiB): a body of megabytes grown 64 KiB at a
+        // time was copied a dozen times.
+        if buffer.count - bufferStart < count { buffer.reserveCapacity(bufferStart + min(count, 64 << 20)) }
+        while buffer.count - bufferStart < count {
+            guard try fill(deadline: deadline) else { throw .connectionLost("the answer was cut short") }
+        }
+        let slice = buffer[bufferStart..<(bufferStart + count)]
+        bufferStart += count
+        return slice
+    }
+
+    func readResponse(deadline: Int64) throws(HTTPClientError) -> HTTPResponse {
+        let statusLine = try readLine(deadline: deadline)
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw .malformedResponse("bad status line")
+        }
+        var headers: [(String, String)] = []
+        while true {
+            let line = try readLine(deadline: deadline)
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: ":") else { throw .malformedResponse("bad header line") }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingSpaces()
+            headers.append((name, value))
+        }
+        var response = HTTPResponse(status: status, headers: headers, body: [])
+        if let te = response.header("Transfer-Encoding"), te.lowercased().contains("chunked") {
+            while true {
+                let sizeLine = try readLine(deadline: deadline)
+                let hex = sizeLine.split(separator: ";").first.map(String.init)?.trimmingSpaces() ?? ""
+                guard let size = Int(hex, radix: 16) else { throw .malformedResponse("bad chunk size") }
+                if size == 0 {
+                    while try !readLine(deadline: deadline).isEmpty {}
+                    break
+                }
+                response.body += try readExactly(size, deadline: deadline)
+                _ = try readLine(deadline: deadline)
+            }
+        } else if let lengthText = response.header("Content-Length") {
+            guard let length = Int(lengthText), length >= 0 else { throw .malformedResponse("bad Content-Length") }
+            response.body = Array(try readExactly(length, deadline: deadline))
+        } else if status != 204 && status != 304 && !(100..<200).contains(status) {
+            while try fill(deadline: deadline) {}
+            response.body = Array(buffer[bufferStart...])
+            bufferStart = buffer.count
+            close()
+        }
+        if bufferStart == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            bufferStart = 0
+        }
+        return response
+    }
+}

@@ -40,7 +40,7 @@ enum Tokens {
 /// delivered as that commits: milliseconds), forget everything when the bus reconnects
 /// (notes sent meanwhile are lost), and read an entry again once it is `ttl` old: a
 /// revoked token works on another replica at most `ttl` after the revocation, and
-/// usually only until the note arrives. docs/auth.md states the bound.
+/// usually only until the note arrives. docs/tokens.md states the bound.
 ///
 /// A lookup that read the database before a logout must not put the token back
 /// afterwards, so every logout bumps a generation, and `remember` stores only when the

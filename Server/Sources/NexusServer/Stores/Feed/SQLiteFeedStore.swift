@@ -5,21 +5,8 @@ struct SQLiteFeedStore: FeedStore {
     let db: SQLiteDatabase
     let conversations: SQLiteConversationStore
 
-    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
-        try await events(viewer: viewer, after: after, conversationId: conversationId, limit: limit) {
-            try await conversations.conversation(id: $0, viewer: viewer)
-        }
-    }
-
-    func eventToCheck(viewer: Int64, id: Int64, conversationId: Int64?) async throws -> SyncEvent? {
-        guard id > 0 else { return nil }
-        return try await events(viewer: viewer, after: id - 1, conversationId: conversationId, limit: 1) {
-            try await db.read("SELECT id, created_at FROM conversations WHERE id = ?", [.integer(Int($0))]).first.flatMap(FeedRows.checked)
-        }.first.flatMap { $0.id == id ? $0 : nil }
-    }
-
-    private func events(
-        viewer: Int64, after: Int64, conversationId: Int64?, limit: Int, conversation: (Int64) async throws -> Conversation?
+    func events(
+        viewer: Int64, after: Int64, conversationId: Int64?, limit: Int, carrying: FeedConversation
     ) async throws -> [SyncEvent] {
         var sql = """
             SELECT \(FeedRows.columns) FROM events e
@@ -36,7 +23,14 @@ struct SQLiteFeedStore: FeedStore {
         }
         sql += " ORDER BY e.id LIMIT ?"
         binds.append(.integer(limit))
-        return try await FeedRows.events(db.read(sql, binds), conversation: conversation)
+        return try await FeedRows.events(db.read(sql, binds)) { try await conversation($0, viewer: viewer, carrying) }
+    }
+
+    private func conversation(_ id: Int64, viewer: Int64, _ carrying: FeedConversation) async throws -> Conversation? {
+        switch carrying {
+        case .whole: try await conversations.conversation(id: id, viewer: viewer)
+        case .forCheck: try await db.read("SELECT id, created_at FROM conversations WHERE id = ?", [.integer(Int(id))]).first.flatMap(FeedRows.checked)
+        }
     }
 
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64) {

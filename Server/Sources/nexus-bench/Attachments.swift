@@ -76,9 +76,7 @@ struct AttachmentRun {
 /// their own (`name`), so runs do not find each other's uploads.
 func attachmentRun(_ build: AttachmentBuild, db: String, file: String, size: Int64, name: String) -> AttachmentRun {
     let (child, serverURL) = startServer(db: db, extra: ["--max-attachment", "2GiB"], binary: build.nexusd)
-    let (api, _, home) = makeUser("files-a-\(name)", server: serverURL)
-    let (_, receiver, receiverHome) = makeUser("files-b-\(name)", server: serverURL)
-    let conversation = try! api.openDirect(with: receiver.email).conversation.id
+    let (api, conversation, home, receiverHome) = makePair("files-a-\(name)", "files-b-\(name)", server: serverURL)
     var env = baseEnv
     env["NEXUS_SERVER"] = serverURL
     env["NEXUS_HOME"] = home

@@ -9,9 +9,7 @@ import NexusCore
 /// NEXUS_BENCH_CTL_BEFORE=<another nexusctl>: that build too, in turns with this one, on
 /// messages of its own (its ratios printed first).
 func changeMeasures(url: String) {
-    let (api, _, home) = makeUser("changes-alice", server: url)
-    let (_, reader, _) = makeUser("changes-bob", server: url)
-    let conversation = try! api.openDirect(with: reader.email).conversation.id
+    let (api, conversation, home, _) = makePair("changes-alice", "changes-bob", server: url)
     let runs = 40
     var builds = [("", nexusctl)]
     if let before = ProcessInfo.processInfo.environment["NEXUS_BENCH_CTL_BEFORE"] { builds.insert(("before: ", before), at: 0) }

@@ -15,9 +15,7 @@ func httpsMeasures(plainDeliveryP99: Double?, plainRate: Double?) {
     let (tlsServer, tlsURL) = startServer(db: work + "/bench-tls.sqlite", extra: ["--tls-cert", certs + "/server.pem", "--tls-key", certs + "/server.key"])
     defer { stopServer(tlsServer) }
     let tls = TLSOptions(caFile: ca)
-    let (senderAPI, _, senderHome) = makeUser("tls-alice", server: tlsURL, tls: tls)
-    let (_, reader, readerHome) = makeUser("tls-bob", server: tlsURL, tls: tls)
-    let conversation = try! senderAPI.openDirect(with: reader.email).conversation.id
+    let (senderAPI, conversation, senderHome, readerHome) = makePair("tls-alice", "tls-bob", server: tlsURL, tls: tls)
     var env = baseEnv
     env["NEXUS_HOME"] = senderHome
     env["NEXUS_SERVER"] = tlsURL
@@ -30,9 +28,7 @@ func httpsMeasures(plainDeliveryP99: Double?, plainRate: Double?) {
     // minutes earlier, the two medians differed by more than the handshake on a shared machine.
     let (plainServer, plainURL) = startServer(db: work + "/bench-plain-turns.sqlite")
     defer { stopServer(plainServer) }
-    let (plainAPI, _, plainHome) = makeUser("plain-alice", server: plainURL)
-    let (_, plainReader, _) = makeUser("plain-bob", server: plainURL)
-    let plainConversation = try! plainAPI.openDirect(with: plainReader.email).conversation.id
+    let (_, plainConversation, plainHome, _) = makePair("plain-alice", "plain-bob", server: plainURL)
     var plainEnv = baseEnv
     plainEnv["NEXUS_HOME"] = plainHome
     plainEnv["NEXUS_SERVER"] = plainURL
@@ -82,9 +78,8 @@ func httpsMeasures(plainDeliveryP99: Double?, plainRate: Double?) {
     let senders = 8, perSender = 1500
     var pairs: [(NexusAPI, Int64)] = []
     for s in 0..<senders {
-        let (api, _, _) = makeUser("tls-sender\(s)", server: tlsURL, tls: tls)
-        let (_, peer, _) = makeUser("tls-peer\(s)", server: tlsURL, tls: tls)
-        pairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
+        let pair = makePair("tls-sender\(s)", "tls-peer\(s)", server: tlsURL, tls: tls)
+        pairs.append((pair.api, pair.conversation))
     }
     // Eight threads, as the plain row (Throughput.swift).
     let clients = pairs  // a constant the client threads share

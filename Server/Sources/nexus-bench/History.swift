@@ -5,9 +5,7 @@ import NexusCore
 /// Server pages from a million-message conversation, and offline history from a million
 /// cached lines.
 func historyMeasures() {
-    let (deepAPI, _, deepHome) = makeUser("dora")
-    let (_, erin, _) = makeUser("erin")
-    let deep = try! deepAPI.openDirect(with: erin.email).conversation.id
+    let (deepAPI, deep, deepHome, _) = makePair("dora", "erin")
     let total = 1_000_000, perBatch = 1000
     let fillStart = now()
     for b in 0..<(total / perBatch) {

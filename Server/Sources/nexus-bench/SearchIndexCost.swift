@@ -39,9 +39,8 @@ func searchIndexCostMeasures(rounds: Int = 5) {
     func side(_ name: String, _ server: Spawned, _ url: String) -> Side {
         var s = Side(name: name, pid: server.pid)
         for i in 0..<8 {
-            let (api, _, _) = makeUser("\(name)-s\(i)", server: url)
-            let (_, peer, _) = makeUser("\(name)-p\(i)", server: url)
-            s.pairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
+            let pair = makePair("\(name)-s\(i)", "\(name)-p\(i)", server: url)
+            s.pairs.append((pair.api, pair.conversation))
         }
         return s
     }

@@ -9,9 +9,8 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> 
     let perSender = 20_000 / senders
     var pairs: [(NexusAPI, Int64)] = []
     for s in 0..<senders {
-        let (api, _, _) = makeUser("\(label)-sender\(senders)-\(s)", server: serverURL)
-        let (_, peer, _) = makeUser("\(label)-peer\(senders)-\(s)", server: serverURL)
-        pairs.append((api, try! api.openDirect(with: peer.email).conversation.id))
+        let pair = makePair("\(label)-sender\(senders)-\(s)", "\(label)-peer\(senders)-\(s)", server: serverURL)
+        pairs.append((pair.api, pair.conversation))
     }
     let serverCPU0 = cpuSeconds(of: pid), selfCPU0 = cpuSeconds(of: getpid())
     let clients = pairs  // a constant the client threads share

@@ -48,6 +48,16 @@ func makeUser(_ name: String, server: String? = nil, tls: TLSOptions = TLSOption
     return (api, auth.user, home)
 }
 
+/// Two new users in a direct conversation: the first one's API, the conversation, and both
+/// profiles' homes (for nexusctl as either side).
+func makePair(
+    _ sender: String, _ receiver: String, server: String? = nil, tls: TLSOptions = TLSOptions()
+) -> (api: NexusAPI, conversation: Int64, senderHome: String, receiverHome: String) {
+    let (api, _, senderHome) = makeUser(sender, server: server, tls: tls)
+    let (_, peer, receiverHome) = makeUser(receiver, server: server, tls: tls)
+    return (api, try! api.openDirect(with: peer.email).conversation.id, senderHome, receiverHome)
+}
+
 FileHandle.standardError.write(Data("nexus-bench: server at \(url)\n".utf8))
 let (aliceAPI, _, aliceHome) = makeUser("alice")
 let (bobAPI, bob, bobHome) = makeUser("bob")

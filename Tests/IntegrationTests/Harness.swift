@@ -49,6 +49,20 @@ final class LineCollector: @unchecked Sendable {
 
     var lines: [String] { text.split(separator: "\n").map(String.init) }
 
+    /// What follows `prefix` on the first whole line that starts with it, waiting up to
+    /// `timeout`. Only a line with its newline counts: a writer's line can arrive in pieces
+    /// (python3 with PYTHONUNBUFFERED writes `print`'s arguments one by one), and a port or
+    /// URL read from half a line is wrong.
+    func value(after prefix: String, timeout: Double = 10) -> String? {
+        var found: String?
+        _ = wait(timeout: timeout) { _ in
+            let whole = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            found = whole.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+            return found != nil
+        }
+        return found
+    }
+
     /// Waits until `condition` holds for the lines so far, looking every `interval`
     /// seconds (longer for a costly condition over many lines); false on timeout.
     func wait(timeout: Double = 10, interval: Double = 0.01, until condition: ([String]) -> Bool) -> Bool {
@@ -87,11 +101,11 @@ final class TestServer {
         out.attach(stdout)
         log.attach(stderr)
         try process.run()
-        guard out.wait(until: { $0.contains { $0.hasPrefix("nexusd listening on ") } }) else {
+        guard let url = out.value(after: "nexusd listening on ") else {
             process.terminate()
             throw HarnessError("nexusd did not start: \(log.text)")
         }
-        url = String(out.lines.first { $0.hasPrefix("nexusd listening on ") }!.dropFirst("nexusd listening on ".count))
+        self.url = url
     }
 
     var port: Int { Int(url.split(separator: ":").last!)! }

@@ -112,8 +112,7 @@ struct ImpersonationTests {
         lines.attach(out)
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
-        #expect(lines.wait(until: { $0.contains { $0.hasPrefix("nexusd listening on ") } }))
-        let url = String(try #require(lines.lines.first { $0.hasPrefix("nexusd listening on ") }).dropFirst("nexusd listening on ".count))
+        let url = try #require(lines.value(after: "nexusd listening on "))
         let alice = try User("alice", server: url)
         try alice.register()
         func mode(_ path: String) throws -> Int { (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1 }

@@ -75,11 +75,11 @@ final class WebhookReceiver {
         let lines = LineCollector()
         lines.attach(out)
         try p.run()
-        guard lines.wait(until: { $0.contains { $0.hasPrefix("listening ") } }) else {
+        guard let listening = lines.value(after: "listening "), let port = Int(listening) else {
             p.terminate()
             throw HarnessError("the webhook receiver did not start")
         }
-        port = Int(lines.lines.first { $0.hasPrefix("listening ") }!.dropFirst(10))!
+        self.port = port
         process = p
     }
 

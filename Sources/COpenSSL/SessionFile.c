@@ -25,8 +25,63 @@ static pthread_mutex_t saveLock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t saveThread;
 static int saveRunning, joinRegistered;
 
+// Reads the DER header at bytes[*at]: its tag, and its length in the short form or the
+// long form (up to four bytes). 0 when the header or its contents overrun `end`.
+static int nexus_der_header(const unsigned char *bytes, size_t end, size_t *at, unsigned char *tag, size_t *length) {
+    size_t i = *at;
+    if (end < 2 || i > end - 2) return 0;
+    *tag = bytes[i++];
+    size_t l = bytes[i++];
+    if (l & 0x80) {
+        size_t count = l & 0x7f;
+        if (count == 0 || count > 4 || count > end - i) return 0;
+        for (l = 0; count > 0; count--) l = (l << 8) | bytes[i++];
+    }
+    if (l > end - i) return 0;
+    *at = i;
+    *length = l;
+    return 1;
+}
+
+// Drops the server's certificate (the [3] peer field of OpenSSL's SSL_SESSION_ASN1) from a
+// saved session. Resuming never looks at it: the certificate was verified by the full
+// handshake that made the session, and the session's key now authenticates the server.
+// Yet decoding it cost every resumed command ~0.25 ms (OpenSSL builds its key decoders
+// for the certificate's public key), on the start-up thread the connection waits for.
+// Bytes that are not the expected SEQUENCE are kept as they are. Returns the new length.
+static size_t nexus_drop_peer_certificate(unsigned char *bytes, size_t length) {
+    size_t at = 0, body, end;
+    unsigned char tag;
+    if (!nexus_der_header(bytes, length, &at, &tag, &body) || tag != 0x30 || at + body != length) return length;
+    for (size_t i = at; i < length; i = end) {
+        size_t start = i, content;
+        if (!nexus_der_header(bytes, length, &i, &tag, &content)) return length;
+        end = i + content;
+        if (tag != 0xA3) continue;
+        size_t kept = body - (end - start);
+        unsigned char header[6] = {0x30};
+        size_t headerLength = 2;
+        if (kept < 0x80) {
+            header[1] = (unsigned char)kept;
+        } else {
+            size_t count = kept > 0xFFFFFF ? 4 : kept > 0xFFFF ? 3 : kept > 0xFF ? 2 : 1;
+            header[1] = (unsigned char)(0x80 | count);
+            for (size_t k = 0; k < count; k++) header[2 + k] = (unsigned char)(kept >> (8 * (count - 1 - k)));
+            headerLength += count;
+        }
+        // The new header is never longer than the old one (the body only shrank), so each
+        // part moves towards the start: the fields before the certificate, then those after.
+        memmove(bytes + headerLength, bytes + at, start - at);
+        memmove(bytes + headerLength + (start - at), bytes + end, length - end);
+        memcpy(bytes, header, headerLength);
+        return headerLength + kept;
+    }
+    return length;
+}
+
 static void *nexus_write_session(void *argument) {
     nexus_session_file *file = argument;
+    file->length = nexus_drop_peer_certificate(file->bytes, file->length);
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", file->path, (int)getpid()) < (int)sizeof tmp) {
         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -289,7 +289,12 @@ struct TLSTests {
         old.standardOutput = FileHandle.nullDevice
         old.standardError = FileHandle.nullDevice
         try old.run()
-        defer { old.terminate() }
+        // SIGKILL: s_server may inherit a mask that blocks SIGTERM (a libdispatch worker's),
+        // and then outlives the test.
+        defer {
+            kill(old.processIdentifier, SIGKILL)
+            old.waitUntilExit()
+        }
         var eve = try User("eve", server: "https://127.0.0.1:\(port)")
         eve.extraEnvironment["NEXUS_CACERT"] = certs.ca
         var r = try eve.run(["login", eve.email, "--password-stdin"], stdin: "password123\n")

@@ -48,8 +48,11 @@ static void load(void) {
     NEXUS_OPENSSL_FUNCTIONS(NEXUS_LOOKUP)
     // No cleanup at exit: OpenSSL's atexit handler tears down every provider and method
     // store it built (1.4 M instructions a command) for memory the kernel frees anyway.
+    // Error strings are loaded when an error is told (nexus_ERR_reason_error_string), not
+    // here: their tables cost every command over https:// about 0.18 ms.
     // It must be the first initialisation; the config file is still read, as by default.
-    if (!p_OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_CONFIG, NULL)) {
+    if (!p_OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_SSL_STRINGS
+                                | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL)) {
         snprintf(loadError, sizeof loadError, "OpenSSL did not initialise");
     }
 }
@@ -272,7 +275,29 @@ const char *nexus_X509_verify_cert_error_string(long code) { return p_X509_verif
 void nexus_ERR_clear_error(void) { p_ERR_clear_error(); }
 unsigned long nexus_ERR_get_error(void) { return p_ERR_get_error(); }
 unsigned long nexus_ERR_peek_error(void) { return p_ERR_peek_error(); }
-const char *nexus_ERR_reason_error_string(unsigned long code) { return p_ERR_reason_error_string(code); }
+// The strings of the libraries a TLS client's errors come from. The init flags above
+// mark OpenSSL's own string loading as done, so these loaders are called by name.
+static pthread_once_t stringsOnce = PTHREAD_ONCE_INIT;
+
+static void nexus_load_error_strings(void) {
+    static const char *const loaders[] = {
+        "ERR_load_SSL_strings", "ERR_load_X509_strings", "ERR_load_X509V3_strings", "ERR_load_PEM_strings",
+        "ERR_load_ASN1_strings", "ERR_load_EVP_strings", "ERR_load_RSA_strings", "ERR_load_EC_strings",
+        "ERR_load_BIO_strings", "ERR_load_CRYPTO_strings", "ERR_load_ERR_strings",
+    };
+    void *ssl = dlopen("libssl.so.3", RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NOLOAD);
+    if (!ssl) return;
+    for (size_t i = 0; i < sizeof loaders / sizeof loaders[0]; i++) {
+        int (*loader)(void) = (int (*)(void))dlsym(ssl, loaders[i]);
+        if (loader) loader();
+    }
+    dlclose(ssl);
+}
+
+const char *nexus_ERR_reason_error_string(unsigned long code) {
+    pthread_once(&stringsOnce, nexus_load_error_strings);
+    return p_ERR_reason_error_string(code);
+}
 
 EVP_MD_CTX *nexus_EVP_MD_CTX_new(void) { return p_EVP_MD_CTX_new(); }
 void nexus_EVP_MD_CTX_free(EVP_MD_CTX *ctx) { p_EVP_MD_CTX_free(ctx); }

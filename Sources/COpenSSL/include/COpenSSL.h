@@ -22,6 +22,9 @@ int nexus_openssl_load(char *error, size_t errorSize);
 void nexus_openssl_prepare(const char *sessionPath);
 SSL_CTX *nexus_openssl_take_context(void);
 SSL_SESSION *nexus_openssl_take_session(const char *path);
+/// Replaces the session file at `path` (mode 0600, through a temporary file and a rename)
+/// on a thread of its own; the process waits for it at exit. Its folder must exist.
+void nexus_save_session_file(const char *path, const unsigned char *bytes, size_t length);
 
 // TLS (libssl).
 const SSL_METHOD *nexus_TLS_client_method(void);

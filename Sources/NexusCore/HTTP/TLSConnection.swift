@@ -131,14 +131,10 @@ final class TLSConnection {
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
             _ = nexus_i2d_SSL_SESSION(session, &cursor)
         }
-        do {
-            try FileSystem.writeAtomically(sessionPath, bytes, mode: 0o600, durable: false)
-        } catch {
-            // A first login or register answers before its profile's directory exists.
-            let directory = String(sessionPath[..<(sessionPath.lastIndex(of: "/") ?? sessionPath.endIndex)])
-            try? FileSystem.makeDirectories(directory)
-            try? FileSystem.writeAtomically(sessionPath, bytes, mode: 0o600, durable: false)
-        }
+        // A first login or register answers before its profile's directory exists.
+        let directory = String(sessionPath[..<(sessionPath.lastIndex(of: "/") ?? sessionPath.endIndex)])
+        if access(directory, F_OK) != 0 { try? FileSystem.makeDirectories(directory) }
+        nexus_save_session_file(sessionPath, bytes, bytes.count)
     }
 
     func shutdown() {

@@ -45,11 +45,11 @@ public struct MessageCache: Sendable {
     }
 
     private func insert(_ messages: [Message], conversationId: Int64) throws(StoreError) {
-        var segments = try self.segments(conversationId)
         var seen = Set<Int64>()
-        let fresh = messages.sorted { $0.seq < $1.seq }.filter { m in
-            m.seq > 0 && seen.insert(m.seq).inserted && !segments.contains { $0.first <= m.seq && m.seq <= $0.last }
-        }
+        let sorted = messages.sorted { $0.seq < $1.seq }.filter { $0.seq > 0 && seen.insert($0.seq).inserted }
+        if try appendAfterNewest(sorted, conversationId: conversationId) { return }
+        var segments = try self.segments(conversationId)
+        let fresh = sorted.filter { m in !segments.contains { $0.first <= m.seq && m.seq <= $0.last } }
         guard !fresh.isEmpty else { return }
         try FileSystem.makeDirectories(folder(conversationId))
         for run in runs(fresh) {

@@ -3,6 +3,7 @@
 // wrong signature here is a compile error, not a crash.
 #define _GNU_SOURCE // RTLD_DEEPBIND
 #include "COpenSSL.h"
+#include "Worker.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -65,86 +66,39 @@ int nexus_openssl_load(char *error, size_t errorSize) {
 }
 
 // A command over https:// makes its TLS context on a second thread while it does its own
-// work before connecting (the outbox append and its fsync, for a send): loading OpenSSL,
-// SSL_CTX_new (method construction: 8 M instructions) and decoding the saved session
-// (its peer certificate builds the decoder table: 2.5 M) cost 3-4 ms in series. The
+// work before connecting (the outbox append and its fsync, for a send): loading OpenSSL
+// and SSL_CTX_new (method construction: 8 M instructions) cost ~2 ms in series. The
 // thread only builds; every setting (TLS 1.2 minimum, verification, trust, host name) is
 // applied by the connecting thread to what it takes, as to a context made in place.
-static pthread_mutex_t prepLock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t prepThread;
-static int prepRunning, prepStarted;
+static nexus_worker prep = NEXUS_WORKER_INITIALIZER;
+static int prepStarted;
 static SSL_CTX *prepContext;
-static SSL_SESSION *prepSession;
-static char *prepSessionPath;
-
-static SSL_SESSION *nexus_read_session(const char *path) {
-    FILE *file = fopen(path, "rbe");
-    if (!file) return NULL;
-    unsigned char bytes[16384];
-    size_t length = fread(bytes, 1, sizeof bytes, file);
-    int whole = feof(file) && !ferror(file);
-    fclose(file);
-    if (!whole || length == 0) return NULL;
-    const unsigned char *cursor = bytes;
-    return p_d2i_SSL_SESSION(NULL, &cursor, (long)length);
-}
 
 static void *nexus_prepare(void *unused) {
     (void)unused;
     pthread_once(&once, load);
     if (loadError[0]) return NULL;
     prepContext = p_SSL_CTX_new(p_TLS_client_method());
-    if (prepSessionPath) prepSession = nexus_read_session(prepSessionPath);
     p_ERR_clear_error(); // this thread's queue: a failure is met again, and reported, in place
     return NULL;
 }
 
-static void nexus_join_prepared(void) {
-    if (prepRunning) {
-        pthread_join(prepThread, NULL);
-        prepRunning = 0;
-    }
-}
-
-// exit() must not tear the process down under a thread still inside dlopen or OpenSSL.
-static void nexus_join_at_exit(void) {
-    pthread_mutex_lock(&prepLock);
-    nexus_join_prepared();
-    pthread_mutex_unlock(&prepLock);
-}
-
-void nexus_openssl_prepare(const char *sessionPath) {
-    pthread_mutex_lock(&prepLock);
+void nexus_openssl_prepare(void) {
+    pthread_mutex_lock(&prep.lock);
     if (!prepStarted) {
         prepStarted = 1;
-        prepSessionPath = sessionPath ? strdup(sessionPath) : NULL;
-        if (pthread_create(&prepThread, NULL, nexus_prepare, NULL) == 0) {
-            prepRunning = 1;
-            atexit(nexus_join_at_exit);
-        }
+        nexus_worker_start(&prep, nexus_prepare, NULL);
     }
-    pthread_mutex_unlock(&prepLock);
+    pthread_mutex_unlock(&prep.lock);
 }
 
 SSL_CTX *nexus_openssl_take_context(void) {
-    pthread_mutex_lock(&prepLock);
-    nexus_join_prepared();
+    pthread_mutex_lock(&prep.lock);
+    nexus_worker_join(&prep);
     SSL_CTX *ctx = prepContext;
     prepContext = NULL;
-    pthread_mutex_unlock(&prepLock);
+    pthread_mutex_unlock(&prep.lock);
     return ctx;
-}
-
-SSL_SESSION *nexus_openssl_take_session(const char *path) {
-    pthread_mutex_lock(&prepLock);
-    nexus_join_prepared();
-    SSL_SESSION *session = NULL;
-    if (prepSession && prepSessionPath && path && strcmp(path, prepSessionPath) == 0) {
-        session = prepSession;
-        prepSession = NULL;
-    }
-    pthread_mutex_unlock(&prepLock);
-    return session;
 }
 
 // OpenSSL's control macros expand to SSL_CTX_ctrl and SSL_ctrl: route those to the loaded ones.

@@ -6,6 +6,7 @@
 // waits for the write at exit. Same temporary file and rename as before: a reader sees
 // the old session or the new one, never a mix.
 #include "COpenSSL.h"
+#include "Worker.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,9 +22,7 @@ typedef struct {
     unsigned char bytes[];
 } nexus_session_file;
 
-static pthread_mutex_t saveLock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_t saveThread;
-static int saveRunning, joinRegistered;
+static nexus_worker saver = NEXUS_WORKER_INITIALIZER;
 
 // Reads the DER header at bytes[*at]: its tag, and its length in the short form or the
 // long form (up to four bytes). 0 when the header or its contents overrun `end`.
@@ -46,8 +45,8 @@ static int nexus_der_header(const unsigned char *bytes, size_t end, size_t *at, 
 // Drops the server's certificate (the [3] peer field of OpenSSL's SSL_SESSION_ASN1) from a
 // saved session. Resuming never looks at it: the certificate was verified by the full
 // handshake that made the session, and the session's key now authenticates the server.
-// Yet decoding it cost every resumed command ~0.25 ms (OpenSSL builds its key decoders
-// for the certificate's public key), on the start-up thread the connection waits for.
+// Yet decoding it cost every resumed command ~0.25 ms before its handshake (OpenSSL builds
+// its key decoders for the certificate's public key); without it, ~0.01 ms.
 // Bytes that are not the expected SEQUENCE are kept as they are. Returns the new length.
 static size_t nexus_drop_peer_certificate(unsigned char *bytes, size_t length) {
     size_t at = 0, body, end;
@@ -105,19 +104,6 @@ static void *nexus_write_session(void *argument) {
     return NULL;
 }
 
-static void nexus_join_save(void) {
-    if (saveRunning) {
-        pthread_join(saveThread, NULL);
-        saveRunning = 0;
-    }
-}
-
-static void nexus_join_save_at_exit(void) {
-    pthread_mutex_lock(&saveLock);
-    nexus_join_save();
-    pthread_mutex_unlock(&saveLock);
-}
-
 void nexus_save_session_file(const char *path, const unsigned char *bytes, size_t length) {
     nexus_session_file *file = malloc(sizeof(nexus_session_file) + length);
     if (!file) return;
@@ -127,13 +113,9 @@ void nexus_save_session_file(const char *path, const unsigned char *bytes, size_
         free(file);
         return;
     }
-    pthread_mutex_lock(&saveLock);
-    nexus_join_save(); // one write at a time: they share the temporary file's name
-    if (!joinRegistered) joinRegistered = atexit(nexus_join_save_at_exit) == 0;
-    if (joinRegistered && pthread_create(&saveThread, NULL, nexus_write_session, file) == 0) {
-        saveRunning = 1;
-    } else {
-        nexus_write_session(file);
-    }
-    pthread_mutex_unlock(&saveLock);
+    // One write at a time (they share the temporary file's name): the worker starts this
+    // one after the one before it has ended.
+    pthread_mutex_lock(&saver.lock);
+    if (!nexus_worker_start(&saver, nexus_write_session, file)) nexus_write_session(file);
+    pthread_mutex_unlock(&saver.lock);
 }

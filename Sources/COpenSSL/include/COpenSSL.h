@@ -16,12 +16,10 @@
 /// Loads libssl.so.3 (and with it libcrypto) once; 0 when every function below is ready.
 /// On failure, `error` holds why (dlerror's text).
 int nexus_openssl_load(char *error, size_t errorSize);
-/// Starts making a TLS context (and decoding the session saved at sessionPath, if any) on
-/// a thread of its own, once a process; the take functions wait for it and hand over
-/// what it made (NULL: make it in place).
-void nexus_openssl_prepare(const char *sessionPath);
+/// Starts making a TLS context on a thread of its own, once a process; the take function
+/// waits for it and hands over what it made (NULL: make it in place).
+void nexus_openssl_prepare(void);
 SSL_CTX *nexus_openssl_take_context(void);
-SSL_SESSION *nexus_openssl_take_session(const char *path);
 /// Replaces the session file at `path` (mode 0600, through a temporary file and a rename)
 /// on a thread of its own; the process waits for it at exit. Its folder must exist.
 void nexus_save_session_file(const char *path, const unsigned char *bytes, size_t length);

@@ -33,7 +33,7 @@ public final class HTTPClient {
         self.tls = tls
         // Over https://, OpenSSL's start-up runs beside the command's own work until the
         // first connection takes it (TLSConnection.makeContext): see nexus_openssl_prepare.
-        if address.isTLS { nexus_openssl_prepare(TLSConnection.sessionPath(address, tls)) }
+        if address.isTLS { nexus_openssl_prepare() }
     }
 
     deinit { close() }

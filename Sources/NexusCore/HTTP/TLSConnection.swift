@@ -70,7 +70,7 @@ final class TLSConnection {
             nexus_X509_VERIFY_PARAM_set1_host(param, address.host, 0)
             _ = nexus_SSL_set_tlsext_host_name(ssl, address.host)
         }
-        if let sessionPath, let saved = nexus_openssl_take_session(sessionPath) ?? Self.loadSession(sessionPath) {
+        if let sessionPath, let saved = Self.loadSession(sessionPath) {
             nexus_SSL_set_session(ssl, saved)
             nexus_SSL_SESSION_free(saved)
         }

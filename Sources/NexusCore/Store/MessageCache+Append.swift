@@ -12,10 +12,7 @@ extension MessageCache {
         guard let firstSeq = sorted.first?.seq else { return true }
         let dir = folder(conversationId)
         var newest: (path: String, last: Int64)?
-        let starts = FileSystem.list(dir).compactMap { name in
-            name.hasSuffix(".jsonl") ? Int64(name.dropLast(6)).map { (start: $0, name: name) } : nil
-        }
-        if let start = starts.max(by: { $0.start < $1.start }) {
+        if let start = segmentNames(conversationId).last {
             let path = dir + "/" + start.name
             let file = try SegmentFile(path: path)
             defer { file.close() }

@@ -48,10 +48,13 @@ public struct MessageCache: Sendable {
         var seen = Set<Int64>()
         let sorted = messages.sorted { $0.seq < $1.seq }.filter { $0.seq > 0 && seen.insert($0.seq).inserted }
         if try appendAfterNewest(sorted, conversationId: conversationId) { return }
-        var segments = try self.segments(conversationId)
+        // The segments the messages can be in, the one each run may continue, and the one
+        // that may follow the last run: not every segment (MessageCache+Range.swift).
+        var segments = try self.segments(conversationId, reaching: (sorted[0].seq - 1)...(sorted.last!.seq + 1))
         let fresh = sorted.filter { m in !segments.contains { $0.first <= m.seq && m.seq <= $0.last } }
         guard !fresh.isEmpty else { return }
         try FileSystem.makeDirectories(folder(conversationId))
+        var joined = false
         for run in runs(fresh) {
             if let i = segments.firstIndex(where: { $0.last == run[0].seq - 1 }) {
                 try JSONLinesFile(path: segments[i].path).append(run, sync: false)
@@ -61,8 +64,11 @@ public struct MessageCache: Sendable {
                 try JSONLinesFile(path: path).append(run, sync: false)
                 segments.append(Segment(first: run[0].seq, last: run.last!.seq, path: path, size: 0))
             }
+            joined = joined || segments.contains { $0.first == run.last!.seq + 1 }
         }
-        if segments.count > 32 { try compact(conversationId) }
+        // Only a run that now touches the next segment makes a chain to merge; a profile whose
+        // segments have gaps between them (its own sends into a busy group) has none.
+        if joined && segmentNames(conversationId).count > 32 { try compact(conversationId) }
     }
 
     /// Splits messages sorted by seq into runs of consecutive seqs.
@@ -109,9 +115,22 @@ public struct MessageCache: Sendable {
     /// The segments of a conversation in seq order. Reading each one's last line is cheap;
     /// a segment whose lines turn out not to be consecutive is split where they break.
     func segments(_ conversationId: Int64) throws(StoreError) -> [Segment] {
+        try segments(conversationId, named: segmentNames(conversationId).map(\.name))
+    }
+
+    /// A conversation's segment files with the seq each one's name says it starts at, in
+    /// seq order; nothing is read.
+    func segmentNames(_ conversationId: Int64) -> [(start: Int64, name: String)] {
+        FileSystem.list(folder(conversationId)).compactMap { name in
+            name.hasSuffix(".jsonl") ? Int64(name.dropLast(6)).map { (start: $0, name: name) } : nil
+        }.sorted { $0.start < $1.start }
+    }
+
+    /// The segments of the files `names`, as `segments` reads them.
+    func segments(_ conversationId: Int64, named names: [String]) throws(StoreError) -> [Segment] {
         let dir = folder(conversationId)
         var segments: [Segment] = []
-        for name in FileSystem.list(dir) where name.hasSuffix(".jsonl") && Int64(name.dropLast(6)) != nil {
+        for name in names {
             let path = dir + "/" + name
             let file = try SegmentFile(path: path)
             defer { file.close() }
@@ -149,7 +168,7 @@ public struct MessageCache: Sendable {
     public func messages(_ conversationId: Int64, seqs range: ClosedRange<Int64>) throws(StoreError) -> [Message] {
         var out: [Message] = []
         var repaired = false
-        for s in try segments(conversationId) where s.last >= range.lowerBound && s.first <= range.upperBound {
+        for s in try segments(conversationId, reaching: range) where s.last >= range.lowerBound && s.first <= range.upperBound {
             let from = max(s.first, range.lowerBound), to = min(s.last, range.upperBound)
             let file = try SegmentFile(path: s.path)
             let found = file.read(first: s.first, from: from, to: to)
@@ -166,10 +185,6 @@ public struct MessageCache: Sendable {
         return out.filter { seen.insert($0.seq).inserted }.sorted { $0.seq < $1.seq }
     }
 
-    /// The highest cached seq of a conversation, 0 when nothing is cached.
-    public func lastSeq(_ conversationId: Int64) throws(StoreError) -> Int64 {
-        try segments(conversationId).last?.last ?? 0
-    }
 
     /// What the cache can say about a page of history.
     public struct Page: Sendable {

@@ -185,7 +185,6 @@ public struct MessageCache: Sendable {
         return out.filter { seen.insert($0.seq).inserted }.sorted { $0.seq < $1.seq }
     }
 
-
     /// What the cache can say about a page of history.
     public struct Page: Sendable {
         /// Oldest first.

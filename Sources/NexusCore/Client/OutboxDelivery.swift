@@ -66,6 +66,8 @@ struct OutboxDelivery {
     var retryLimitSeconds: Int64 = Sending.defaultRetryLimitSeconds
     /// Where the bytes acknowledged of each file are noted for `queue`.
     var progress: UploadProgress? = nil
+    /// What this delivery's claims have read of the outbox, so each reads only what is new.
+    let claims = Outbox.ClaimView()
 
     /// Sends `candidates` in order. A message counts as due if it was due at `start`; a
     /// run that stops (server gone, busy, or credentials refused) leaves the rest waiting.
@@ -124,7 +126,7 @@ struct OutboxDelivery {
         if failure == nil {
             // Right before the request: what `queue drop` took meanwhile stays out, and the
             // rest is in flight (a drop of it waits) until its verdict is appended below.
-            let claimed = try outbox.claim(uploaded)
+            let claimed = try outbox.claim(uploaded, view: claims)
             (live, flight) = (claimed.live, claimed.inFlight)
             report.dropped.formUnion(claimed.dropped.map(\.localId))
             spent += claimed.dropped

@@ -29,16 +29,16 @@ extension Outbox {
     }
 
     /// Right before a request: leaves out the messages of `batch` dropped meanwhile (or gone
-    /// from the file, which only a drop or a send does), and marks the rest in flight.
-    public func claim(_ batch: [OutboxEntry]) throws(StoreError) -> (live: [OutboxEntry], dropped: [OutboxEntry], inFlight: InFlight?) {
+    /// from the file, which only a drop or a send does), and marks the rest in flight. `view`
+    /// carries what the delivery's previous claims read (Outbox+ClaimView.swift).
+    public func claim(_ batch: [OutboxEntry], view: ClaimView = ClaimView()) throws(StoreError) -> (live: [OutboxEntry], dropped: [OutboxEntry], inFlight: InFlight?) {
         let lock = try FileLock.acquire(lockPath)
         defer { lock.unlock() }
-        let contents = try read()
-        let present = Set(contents.entries.map(\.localId))
+        try view.update(file.path)
         var live: [OutboxEntry] = []
         var dropped: [OutboxEntry] = []
         for e in batch {
-            if contents.dropped[e.localId] != nil || (!present.contains(e.localId) && e.status != .sent) {
+            if view.dropped.contains(e.localId) || (!view.present.contains(e.localId) && e.status != .sent) {
                 dropped.append(e)
             } else {
                 live.append(e)

@@ -173,7 +173,7 @@ public struct Outbox: Sendable {
     public func entries() throws(StoreError) -> [OutboxEntry] { try read().entries }
 
     /// The entry a `queued` record starts, or nil when the record lacks what its kind needs.
-    private static func entry(queued r: OutboxRecord) -> OutboxEntry? {
+    static func entry(queued r: OutboxRecord) -> OutboxEntry? {
         let kind = r.kind ?? .send
         switch kind {
         case .send: guard r.conversationId != nil || r.to != nil, r.text != nil else { return nil }

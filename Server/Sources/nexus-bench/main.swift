@@ -143,6 +143,12 @@ if only == nil || only == "outbox" {
     let carolConversation = try! bobAPI.openDirect(with: carol.email).conversation.id
     var downEnv = baseEnv
     downEnv["NEXUS_HOME"] = carolHome
+    // 10,030 queued messages are over the outbox's default cap of 10,000 ("Offline queue is
+    // full", which refuses the whole stream): this profile's own config raises it.
+    let configHome = carolHome + "/xdg"
+    try! FileManager.default.createDirectory(atPath: configHome + "/nexus", withIntermediateDirectories: true)
+    try! Data("queue-limit = 20000\n".utf8).write(to: URL(fileURLWithPath: configHome + "/nexus/config"))
+    downEnv["XDG_CONFIG_HOME"] = configHome
     downEnv["NEXUS_SERVER"] = "http://127.0.0.1:\(UInt16(bigEndian: addr.sin_port))"
     let down = timeCommand(nexusctl, ["send", String(carolConversation), "while the server is down"], env: downEnv, runs: 30, expectStatus: 75)
     report("nexusctl send while the server is down (queue, exit 75), median", ms(percentile(down.ms, 50)), target: "≤ 15 ms",

@@ -85,6 +85,7 @@ public func buildApplication(
                    PresenceService(services: services)]
             + (stores.bus == nil ? [] : [ClusterService(services: services)]),
         onServerRunning: { channel in
+            services.notifier.shutDownWithServer()
             onListening(config.host, channel.localAddress?.port ?? config.port)
         },
         logger: logger)

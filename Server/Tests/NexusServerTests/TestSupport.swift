@@ -64,6 +64,11 @@ func withServer<T: Sendable>(
 /// Runs `body` with the port of a nexusd serving on loopback, for tests that talk over raw
 /// sockets only: the testing framework's own client would not survive the idle timeout.
 func withRawServer<T: Sendable>(limits: ServerLimits, _ body: @Sendable (Int) async throws -> T) async throws -> T {
+    try await withRawServer(limits: limits) { port, _ in try await body(port) }
+}
+
+/// The same, with the server's service group, for tests that shut it down themselves.
+func withRawServer<T: Sendable>(limits: ServerLimits, _ body: @Sendable (Int, ServiceGroup) async throws -> T) async throws -> T {
     let (config, cleanUp) = try testConfig(limits)
     defer { cleanUp() }
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)
@@ -73,7 +78,7 @@ func withRawServer<T: Sendable>(limits: ServerLimits, _ body: @Sendable (Int) as
     var iterator = ports.makeAsyncIterator()
     let port = try #require(await iterator.next())
     do {
-        let result = try await body(port)
+        let result = try await body(port, group)
         await group.triggerGracefulShutdown()
         try await running
         return result

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import ServiceLifecycle
 import NexusCore
 
 /// The long-poll feed: everything a user should see, after a cursor.
@@ -91,6 +90,7 @@ struct SyncController {
         let deadline = ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds))
         let started = services.clock()
         let key = SharedFeedReads.Key(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
+        let loop = ServingLoops.resumable(context.channel?.eventLoop)
         while true {
             let seen = services.notifier.version(of: me.id)
             let page = try await reads.page(key, version: seen) { [self] in
@@ -111,12 +111,8 @@ struct SyncController {
                     typing: typing.isEmpty ? nil : typing,
                     presence: presenceMoved ? snapshot?.states : nil, presenceDigest: snapshot?.digest))
             }
-            let notifier = services.notifier
-            await withGracefulShutdownHandler {
-                await notifier.wait(user: me.id, seen: seen, timeout: remaining)
-            } onGracefulShutdown: {
-                notifier.shutdown()
-            }
+            // A graceful shutdown wakes it (FeedNotifier.shutDownWithServer).
+            await services.notifier.wait(user: me.id, seen: seen, timeout: remaining, on: loop)
             // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
             if let conversationId {
                 _ = try await Self.apart { [services] in try await services.members(of: conversationId, viewer: me.id) }

@@ -1,0 +1,33 @@
+import Foundation
+import ServiceLifecycle
+import Testing
+
+@testable import NexusServer
+
+/// A graceful shutdown answers the long polls nexusd holds at once, instead of waiting out
+/// their `wait`: one handler for all of them (FeedNotifier.shutDownWithServer).
+@Suite(.timeLimit(.minutes(1)))
+struct GracefulShutdownTests {
+    @Test func heldPollsAreAnsweredAtOnce() async throws {
+        try await withRawServer(limits: ServerLimits()) { port, group in
+            let body = #"{"email":"alice@example.com","password":"correct horse"}"#
+            let register = try RawConnection(port: port)
+            register.send("POST /v1/register HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+            let registered = try #require(await register.readUntilClosed(timeout: 5))
+            let token = try #require(registered.firstMatch(of: /nx_[0-9a-f]{64}/)).output
+            let polls = try (0..<3).map { _ in try RawConnection(port: port) }
+            for poll in polls {
+                poll.send("GET /v1/sync?after=0&wait=30 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let started = Date()
+            await group.triggerGracefulShutdown()
+            for poll in polls {
+                let answered = try #require(await poll.readUntilClosed(timeout: 10), "held through the shutdown")
+                #expect(answered.hasPrefix("HTTP/1.1 200"))
+            }
+            let took = Date().timeIntervalSince(started)
+            #expect(took < 3, "answered \(took) s after the shutdown began; their wait was 30 s")
+        }
+    }
+}

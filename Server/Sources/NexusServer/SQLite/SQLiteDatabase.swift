@@ -11,7 +11,8 @@ import Synchronization
 final class SQLiteDatabase: Database {
     let writer: SQLiteWriter
     private let readers: [SQLiteConnection]
-    /// The conversation list's own reader (SQLiteConversationList); nil in memory.
+    /// The reader that keeps its statements: the conversation list (SQLiteConversationList)
+    /// and the feed's pages (`readKept`); nil in memory.
     let listReader: SQLiteReadConnection?
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
@@ -103,6 +104,23 @@ final class SQLiteDatabase: Database {
     func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         do {
             return try await reader.query(sql, binds)
+        } catch {
+            throw Self.surfaced(error)
+        }
+    }
+
+    /// A query with integer binds on the kept-statement reader (`listReader`), which
+    /// prepares it once, where SQLiteNIO prepares every statement anew: for the feed's
+    /// page, read by every long poll woken (issue 19). In memory, on a reader as `read`.
+    func readKept(_ sql: String, _ binds: [Int64]) async throws -> [DirectRow] {
+        do {
+            guard let listReader else {
+                let rows = try await reader.query(sql, binds.map { .integer(Int($0)) })
+                guard let first = rows.first else { return [] }
+                let columns = DirectRow.Columns(names: first.columns.map(\.name))
+                return rows.map { DirectRow($0, columns: columns) }
+            }
+            return try await listReader.run { try $0.rows(sql, binds) }
         } catch {
             throw Self.surfaced(error)
         }

@@ -81,59 +81,6 @@ final class SQLiteDirect: @unchecked Sendable {
 /// SQLite copies a bound value before the call returns (the C macro SQLITE_TRANSIENT).
 private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-/// One result row, read out of SQLite before the statement steps on: integers and text
-/// (what the messages table holds), by column name as StoreRow reads them.
-struct DirectRow: StoreRow {
-    /// Column names to indexes, shared by a statement's rows.
-    final class Columns {
-        let index: [String: Int]
-        init(_ statement: OpaquePointer) {
-            var index: [String: Int] = [:]
-            for i in 0..<Int(sqlite_nio_sqlite3_column_count(statement)) {
-                index[String(cString: sqlite_nio_sqlite3_column_name(statement, Int32(i)))] = i
-            }
-            self.index = index
-        }
-    }
-
-    private enum Value { case int(Int64), text(String), null }
-    private let columns: Columns
-    private let values: [Value]
-
-    init(_ statement: OpaquePointer, columns: Columns) {
-        self.columns = columns
-        values = (0..<columns.index.count).map { i in
-            let i = Int32(i)
-            switch sqlite_nio_sqlite3_column_type(statement, i) {
-            case SQLITE_INTEGER: return .int(sqlite_nio_sqlite3_column_int64(statement, i))
-            case SQLITE_NULL: return .null
-            default:
-                guard let text = sqlite_nio_sqlite3_column_text(statement, i) else { return .null }
-                let count = Int(sqlite_nio_sqlite3_column_bytes(statement, i))
-                return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-            }
-        }
-    }
-
-    private func value(_ column: String) -> Value {
-        columns.index[column].map { values[$0] } ?? .null
-    }
-
-    func int(_ column: String) -> Int64? {
-        if case .int(let v) = value(column) { return v }
-        return nil
-    }
-
-    func text(_ column: String) -> String? {
-        if case .text(let v) = value(column) { return v }
-        return nil
-    }
-
-    func flag(_ column: String) -> Bool? { int(column).map { $0 != 0 } }
-
-    func textIfSelected(_ column: String) -> String? { text(column) }
-}
-
 /// A failed call of the sqlite3 API; SQLiteDatabase.surfaced turns busy and full into 503s.
 struct DirectSQLiteError: Error, CustomStringConvertible {
     /// The primary result code (SQLITE_BUSY, SQLITE_FULL, …), without the extended bits.

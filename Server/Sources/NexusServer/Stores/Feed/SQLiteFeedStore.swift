@@ -16,14 +16,15 @@ struct SQLiteFeedStore: FeedStore {
             LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
             WHERE e.id > ?
             """
-        var binds: [SQLiteData] = [.integer(Int(viewer)), .integer(Int(after))]
+        var binds = [viewer, after]
         if let conversationId {
             sql += " AND e.conversation_id = ?"
-            binds.append(.integer(Int(conversationId)))
+            binds.append(conversationId)
         }
-        sql += " ORDER BY e.id LIMIT ?"
-        binds.append(.integer(limit))
-        return try await FeedRows.events(db.read(sql, binds)) { try await conversation($0, viewer: viewer, carrying) }
+        // The limit is written in: SQLite re-prepares a kept statement (readKept) each
+        // time its LIMIT parameter is bound.
+        sql += " ORDER BY e.id LIMIT \(limit)"
+        return try await FeedRows.events(db.readKept(sql, binds)) { try await conversation($0, viewer: viewer, carrying) }
     }
 
     private func conversation(_ id: Int64, viewer: Int64, _ carrying: FeedConversation) async throws -> Conversation? {

@@ -1,0 +1,59 @@
+import Foundation
+import NexusCore
+import Testing
+
+@testable import NexusServer
+
+/// The feed's pages come from the kept-statement reader on a database file, and from
+/// SQLiteNIO's rows in memory, where there is none (SQLiteDatabase.readKept): every kind
+/// of event reads alike on both.
+@Suite(.timeLimit(.minutes(2)))
+struct FeedReadPathTests {
+    /// What a page says, without ids and times, which differ between two databases.
+    private static func summary(_ events: [SyncEvent]) -> [String] {
+        events.map { e in
+            var parts = ["\(e.type)"]
+            if let m = e.message {
+                parts += ["seq \(m.seq)", m.localId, m.text, "reply \(m.replyTo ?? 0)", "edited \(m.editedAt != nil)", "deleted \(m.deletedAt != nil)"]
+                parts += (m.reactions ?? []).map { "\($0)" }
+            }
+            if let c = e.change { parts += ["change \(c.kind)", c.emoji ?? ""] }
+            if let r = e.receipt { parts += ["receipt \(r.kind) \(r.seq)"] }
+            if let c = e.conversation { parts += ["conversation \(c.kind) \(c.members.count)"] }
+            return parts.joined(separator: " | ")
+        }
+    }
+
+    private static func page(databasePath: String?) async throws -> [String] {
+        var (config, cleanUp) = try testConfig(ServerLimits())
+        defer { cleanUp() }
+        if let databasePath { config.databasePath = databasePath }
+        let app = try await buildApplication(config)
+        return try await app.test(.router) { client in
+            let api = API(client: client)
+            let (alice, bob, conversation) = try await api.pair()
+            for i in 1...3 { _ = try await api.send(alice.token, to: conversation, localId: "m-\(i)", text: "text \(i)") }
+            let changes = ChangesRequest(changes: [
+                ChangeItem(localId: "c1", kind: .edit, conversationId: conversation, seq: 1, text: "edited"),
+                ChangeItem(localId: "c2", kind: .react, conversationId: conversation, seq: 2, emoji: "👍"),
+                ChangeItem(localId: "c3", kind: .delete, conversationId: conversation, seq: 3),
+            ])
+            #expect(try await api.call(.post, "/v1/messages/changes", token: alice.token, json: changes).status == .ok)
+            let receipts = try await api.call(
+                .post, "/v1/conversations/\(conversation)/receipts", token: bob.token, json: ReceiptsRequest(delivered: 3, read: 2))
+            #expect(receipts.status == .ok || receipts.status == .noContent)
+            let feed = try await api.sync(alice.token, query: "after=0")
+            // A page of one, and a conversation's page, take the same path.
+            let first = try await api.sync(alice.token, query: "after=0&conversation=\(conversation)")
+            #expect(first.events.map(\.id) == feed.events.map(\.id))
+            return Self.summary(feed.events)
+        }
+    }
+
+    @Test func aFileAndMemoryReadTheSameFeed() async throws {
+        let onFile = try await Self.page(databasePath: nil)
+        let inMemory = try await Self.page(databasePath: ":memory:")
+        #expect(onFile.count >= 8, "\(onFile)")
+        #expect(onFile == inMemory)
+    }
+}

@@ -11,9 +11,11 @@ import Synchronization
 final class SQLiteDatabase: Database {
     let writer: SQLiteWriter
     private let readers: [SQLiteConnection]
-    /// The reader that keeps its statements: the conversation list (SQLiteConversationList)
-    /// and the feed's pages (`readKept`); nil in memory.
+    /// The conversation list's own reader (SQLiteConversationList); nil in memory.
     let listReader: SQLiteReadConnection?
+    /// The feed's pages' reader (`readKept`), apart from the list's so that a poll's page
+    /// never waits behind a long list; nil in memory.
+    private let feedReader: SQLiteReadConnection?
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
     let logger: Logger
@@ -55,9 +57,11 @@ final class SQLiteDatabase: Database {
         }
         let direct: SQLiteDirect?
         let listReader: SQLiteReadConnection?
+        let feedReader: SQLiteReadConnection?
         do {
             direct = path == ":memory:" || !useDirect ? nil : try SQLiteDirect(path: path, thread: writerPool)
             listReader = path == ":memory:" ? nil : try SQLiteReadConnection(path: path)
+            feedReader = path == ":memory:" ? nil : try SQLiteReadConnection(path: path)
         } catch {
             for reader in readers where reader !== writeConnection { try? await reader.close() }
             try? await writeConnection.close()
@@ -66,7 +70,8 @@ final class SQLiteDatabase: Database {
             throw error
         }
         let writer = SQLiteWriter(connection: writeConnection, direct: direct, insertMessages: SQLiteMessageStore.insert)
-        return SQLiteDatabase(writer: writer, readers: readers, listReader: listReader, pools: [writerPool, readerPool], logger: logger)
+        return SQLiteDatabase(
+            writer: writer, readers: readers, listReader: listReader, feedReader: feedReader, pools: [writerPool, readerPool], logger: logger)
     }
 
     /// The stores of a SQLite database at `path` (or ":memory:").
@@ -88,10 +93,14 @@ final class SQLiteDatabase: Database {
         return NSTemporaryDirectory() + "nexusd-blobs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    private init(writer: SQLiteWriter, readers: [SQLiteConnection], listReader: SQLiteReadConnection?, pools: [NIOThreadPool], logger: Logger) {
+    private init(
+        writer: SQLiteWriter, readers: [SQLiteConnection], listReader: SQLiteReadConnection?, feedReader: SQLiteReadConnection?,
+        pools: [NIOThreadPool], logger: Logger
+    ) {
         self.writer = writer
         self.readers = readers
         self.listReader = listReader
+        self.feedReader = feedReader
         self.pools = pools
         self.logger = logger
     }
@@ -109,18 +118,18 @@ final class SQLiteDatabase: Database {
         }
     }
 
-    /// A query with integer binds on the kept-statement reader (`listReader`), which
+    /// A query with integer binds on the feed's reader, which keeps its statements and
     /// prepares it once, where SQLiteNIO prepares every statement anew: for the feed's
     /// page, read by every long poll woken (issue 19). In memory, on a reader as `read`.
     func readKept(_ sql: String, _ binds: [Int64]) async throws -> [DirectRow] {
         do {
-            guard let listReader else {
+            guard let feedReader else {
                 let rows = try await reader.query(sql, binds.map { .integer(Int($0)) })
                 guard let first = rows.first else { return [] }
                 let columns = DirectRow.Columns(names: first.columns.map(\.name))
                 return rows.map { DirectRow($0, columns: columns) }
             }
-            return try await listReader.run { try $0.rows(sql, binds) }
+            return try await feedReader.run { try $0.rows(sql, binds) }
         } catch {
             throw Self.surfaced(error)
         }
@@ -152,6 +161,7 @@ final class SQLiteDatabase: Database {
         try await writer.close()
         for r in readers where r !== writer.connection { try? await r.close() }
         try? await listReader?.close()
+        try? await feedReader?.close()
         for pool in pools { try await pool.shutdownGracefully() }
     }
 

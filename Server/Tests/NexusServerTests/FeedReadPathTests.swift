@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NexusCore
 import Testing
 
@@ -55,5 +56,49 @@ struct FeedReadPathTests {
         let inMemory = try await Self.page(databasePath: ":memory:")
         #expect(onFile.count >= 8, "\(onFile)")
         #expect(onFile == inMemory)
+    }
+
+    /// Kept means prepared once: SQLite re-prepares a statement at each new binding of some
+    /// parameters (SQLiteFeedStore.events says which), which would undo keeping it. The
+    /// feed's pages and the conversation list are read on kept statements: after a first
+    /// use of each, more uses with other binds re-prepare nothing.
+    @Test func keptStatementsAreNotPreparedAgain() async throws {
+        let (config, cleanUp) = try testConfig(ServerLimits())
+        defer { cleanUp() }
+        let app = try await buildApplication(config)
+        let (alice, bob, conversation) = try await app.test(.router) { client in
+            let api = API(client: client)
+            let (alice, bob, conversation) = try await api.pair()
+            for i in 1...3 { _ = try await api.send(alice.token, to: conversation, localId: "m-\(i)") }
+            return (alice.user.id, bob.user.id, conversation)
+        }
+        let db = try await SQLiteDatabase.open(path: config.databasePath, logger: Logger(label: "test"))
+        let feed = SQLiteFeedStore(db: db, conversations: SQLiteConversationStore(db: db))
+        let conversations = SQLiteConversationStore(db: db)
+        let readers = [try #require(db.feedReader), try #require(db.listReader)]
+        var read = 0
+        func round(_ viewers: [Int64], cursors: ClosedRange<Int64>) async throws {
+            for viewer in viewers {
+                for after in cursors {
+                    for conversationId in [nil, conversation] {
+                        read += try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: 500).count
+                    }
+                }
+                _ = try await conversations.conversationListJSON(viewer: viewer, allowed: nil, present: { $0 })
+            }
+        }
+        // Twice: the list's BEGIN, prepared before the schema was first read, is re-prepared
+        // once at its second use.
+        try await round([alice], cursors: 0...0)
+        try await round([alice], cursors: 0...0)
+        var first: [Int] = []
+        for reader in readers { first.append(try await reader.run { $0.reprepares }) }
+        try await round([bob, alice, bob], cursors: 0...3)
+        #expect(read > 0)
+        for (reader, before) in zip(readers, first) {
+            let now = try await reader.run { $0.reprepares }
+            #expect(now == before, "re-prepared \(now - before) times")
+        }
+        try await db.close()
     }
 }

@@ -15,7 +15,7 @@ final class SQLiteDatabase: Database {
     let listReader: SQLiteReadConnection?
     /// The feed's pages' reader (`readKept`), apart from the list's so that a poll's page
     /// never waits behind a long list; nil in memory.
-    private let feedReader: SQLiteReadConnection?
+    let feedReader: SQLiteReadConnection?
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
     let logger: Logger

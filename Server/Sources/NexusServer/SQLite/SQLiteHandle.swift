@@ -49,6 +49,12 @@ final class SQLiteHandle: @unchecked Sendable {
         }
     }
 
+    /// How many times SQLite re-prepared the kept statements, all told (tests: a statement
+    /// that is re-prepared at each use is not kept at all).
+    var reprepares: Int {
+        statements.values.reduce(0) { $0 + Int(sqlite_nio_sqlite3_stmt_status($1, SQLITE_STMTSTATUS_REPREPARE, 0)) }
+    }
+
     /// `sql`'s statement, prepared on first use and kept.
     func prepared(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }

@@ -36,6 +36,9 @@ final class SQLiteReadConnection: @unchecked Sendable {
         try await handle.run { try body(self) }
     }
 
+    /// How many times its kept statements were re-prepared (SQLiteHandle.reprepares).
+    var reprepares: Int { handle.reprepares }
+
     /// Runs `sql` without results (BEGIN, COMMIT, a pragma).
     func execute(_ sql: String) throws {
         try query(sql, []) { _ in }

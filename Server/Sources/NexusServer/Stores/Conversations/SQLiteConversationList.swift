@@ -13,6 +13,10 @@ enum SQLiteConversationList {
     /// Columns by index: see `writeConversation`. The unread count (messages from others
     /// above the viewer's read seq) needs no look at other messages when the viewer has read
     /// up to the last one, or up to the one before it: then only the last can count.
+    ///
+    /// `(SELECT ?)`, here and in `membersSQL`: a bare parameter compared with a joined
+    /// table's column makes SQLite re-prepare the kept statement at every new binding
+    /// (SQLiteFeedStore.events); the plan is the same.
     static let conversationsSQL = """
         SELECT c.id, c.kind, c.name, c.last_seq, c.created_at, c.updated_at,
             CASE WHEN me.read_seq >= c.last_seq THEN 0
@@ -24,7 +28,7 @@ enum SQLiteConversationList {
         FROM members me
         JOIN conversations c ON c.id = me.conversation_id
         LEFT JOIN messages m ON m.id = c.last_message_id
-        WHERE me.user_id = ?
+        WHERE me.user_id = (SELECT ?)
         """
 
     /// Every member of the viewer's conversations, a conversation's members together (in
@@ -32,7 +36,7 @@ enum SQLiteConversationList {
     static let membersSQL = """
         SELECT mb.conversation_id, mb.user_id, mb.read_seq FROM members me
         JOIN members mb ON mb.conversation_id = me.conversation_id
-        WHERE me.user_id = ?
+        WHERE me.user_id = (SELECT ?)
         ORDER BY me.conversation_id
         """
 

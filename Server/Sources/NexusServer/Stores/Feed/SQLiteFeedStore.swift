@@ -10,7 +10,7 @@ struct SQLiteFeedStore: FeedStore {
     ) async throws -> [SyncEvent] {
         var sql = """
             SELECT \(FeedRows.columns) FROM events e
-            JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = ?
+            JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = (SELECT ?)
             LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
             LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
             LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
@@ -18,11 +18,13 @@ struct SQLiteFeedStore: FeedStore {
             """
         var binds = [viewer, after]
         if let conversationId {
-            sql += " AND e.conversation_id = ?"
+            sql += " AND e.conversation_id = (SELECT ?)"
             binds.append(conversationId)
         }
-        // The limit is written in: SQLite re-prepares a kept statement (readKept) each
-        // time its LIMIT parameter is bound.
+        // SQLite re-prepares a kept statement (readKept) every time it binds anew a LIMIT
+        // parameter, or a parameter compared with a joined table's column (its constant
+        // propagation): so the limit is written in, and the others are `(SELECT ?)`, which
+        // gives the same plan.
         sql += " ORDER BY e.id LIMIT \(limit)"
         return try await FeedRows.events(db.readKept(sql, binds)) { try await conversation($0, viewer: viewer, carrying) }
     }

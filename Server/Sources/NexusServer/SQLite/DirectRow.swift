@@ -69,17 +69,3 @@ struct DirectRow: StoreRow, Sendable {
 
     func textIfSelected(_ column: String) -> String? { text(column) }
 }
-
-extension SQLiteReadConnection {
-    /// The rows of `sql`, its statement prepared once and kept.
-    func rows(_ sql: String, _ binds: [Int64]) throws -> [DirectRow] {
-        var columns: DirectRow.Columns?
-        var rows: [DirectRow] = []
-        try query(sql, binds) { cursor in
-            let known = columns ?? DirectRow.Columns(cursor.statement)
-            columns = known
-            rows.append(DirectRow(cursor.statement, columns: known))
-        }
-        return rows
-    }
-}

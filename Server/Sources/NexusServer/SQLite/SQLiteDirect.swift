@@ -15,8 +15,6 @@ import VaporCSQLite
 final class SQLiteDirect: @unchecked Sendable {
     private let handle: SQLiteHandle
     private var db: OpaquePointer? { handle.db }
-    /// Each kept statement's column names, read once (a group's INSERT has 13).
-    private var columns: [OpaquePointer: DirectRow.Columns] = [:]
 
     /// Opens `path` with the writer's settings (WAL, synchronous=FULL: a commit is on disk
     /// when it returns).
@@ -29,7 +27,6 @@ final class SQLiteDirect: @unchecked Sendable {
 
     /// Finalizes the kept statements and closes; call it on the SQLite thread (`run`).
     func closeNow() {
-        columns = [:]
         handle.closeNow()
     }
 
@@ -61,13 +58,7 @@ final class SQLiteDirect: @unchecked Sendable {
             }
             guard status == SQLITE_OK else { throw DirectSQLiteError(status: status, db: db) }
         }
-        let columns: DirectRow.Columns
-        if let known = self.columns[statement] {
-            columns = known
-        } else {
-            columns = DirectRow.Columns(statement)
-            self.columns[statement] = columns
-        }
+        let columns = handle.columns(of: statement)
         var rows: [DirectRow] = []
         while true {
             let status = sqlite_nio_sqlite3_step(statement)

@@ -39,6 +39,15 @@ final class SQLiteReadConnection: @unchecked Sendable {
     /// How many times its kept statements were re-prepared (SQLiteHandle.reprepares).
     var reprepares: Int { handle.reprepares }
 
+    /// The rows of `sql`, its statement prepared once and kept.
+    func rows(_ sql: String, _ binds: [Int64]) throws -> [DirectRow] {
+        var rows: [DirectRow] = []
+        try query(sql, binds) { cursor in
+            rows.append(DirectRow(cursor.statement, columns: handle.columns(of: cursor.statement)))
+        }
+        return rows
+    }
+
     /// Runs `sql` without results (BEGIN, COMMIT, a pragma).
     func execute(_ sql: String) throws {
         try query(sql, []) { _ in }

@@ -75,8 +75,8 @@ struct FeedReadPathTests {
             return (alice.user.id, bob.user.id, conversation)
         }
         let db = try await SQLiteDatabase.open(path: config.databasePath, logger: Logger(label: "test"))
-        let feed = SQLiteFeedStore(db: db, conversations: SQLiteConversationStore(db: db))
         let conversations = SQLiteConversationStore(db: db)
+        let feed = SQLiteFeedStore(db: db, conversations: conversations)
         let readers = [try #require(db.feedReader), try #require(db.listReader)]
         var read = 0
         func round(_ viewers: [Int64], cursors: ClosedRange<Int64>) async throws {

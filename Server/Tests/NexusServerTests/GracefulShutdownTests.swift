@@ -10,11 +10,7 @@ import Testing
 struct GracefulShutdownTests {
     @Test func heldPollsAreAnsweredAtOnce() async throws {
         try await withRawServer(limits: ServerLimits()) { port, group in
-            let body = #"{"email":"alice@example.com","password":"correct horse"}"#
-            let register = try RawConnection(port: port)
-            register.send("POST /v1/register HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
-            let registered = try #require(await register.readUntilClosed(timeout: 5))
-            let token = try #require(registered.firstMatch(of: /nx_[0-9a-f]{64}/)).output
+            let token = try await RawConnection.register(port: port)
             let polls = try (0..<3).map { _ in try RawConnection(port: port) }
             for poll in polls {
                 poll.send("GET /v1/sync?after=0&wait=30 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")

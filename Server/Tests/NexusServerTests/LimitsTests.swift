@@ -88,11 +88,7 @@ struct LimitsTests {
             slow.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
             #expect(await slow.readUntilClosed(timeout: 5) == "")
             // A long poll waiting longer than the idle time is a request in progress.
-            let body = #"{"email":"alice@example.com","password":"correct horse"}"#
-            let register = try RawConnection(port: port)
-            register.send("POST /v1/register HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
-            let registered = try #require(await register.readUntilClosed(timeout: 5))
-            let token = try #require(registered.firstMatch(of: /nx_[0-9a-f]{64}/)).output
+            let token = try await RawConnection.register(port: port)
             let poll = try RawConnection(port: port)
             poll.send("GET /v1/sync?after=0&wait=3 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
             let answered = try #require(await poll.readUntilClosed(timeout: 10))

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,15 @@ final class RawConnection: @unchecked Sendable {
     }
 
     deinit { close(fd) }
+
+    /// Registers alice over a connection of its own; her token.
+    static func register(port: Int) async throws -> Substring {
+        let body = #"{"email":"alice@example.com","password":"correct horse"}"#
+        let register = try RawConnection(port: port)
+        register.send("POST /v1/register HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+        let registered = try #require(await register.readUntilClosed(timeout: 5))
+        return try #require(registered.firstMatch(of: /nx_[0-9a-f]{64}/)).output
+    }
 
     func send(_ text: String) {
         let bytes = Array(text.utf8)

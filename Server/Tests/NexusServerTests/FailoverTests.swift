@@ -9,6 +9,7 @@ import Testing
 /// (Tests/scripts/with-postgres.sh), finding the writable primary among them, answering
 /// 503 at once while there is none, and finding it again by itself. The real failover, with
 /// pg_auto_failover and two replicas, is Tests/scripts/failover.sh (`make failover-test`).
+@Suite(.timeLimit(.minutes(2)))
 struct FailoverTests {
     @Test func multiHostURLs() throws {
         let url = try PostgresURL("postgres://nexus:s3cret@db1:5432,db2,[::1]:6543/chat?target_session_attrs=read-write&sslmode=disable")
@@ -88,5 +89,29 @@ struct FailoverTests {
             if (try? await db.rows("INSERT INTO t VALUES (2)")) != nil { written = true } else { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(written, "writes did not resume after the host became writable again")
+    }
+
+    /// A call on a pool dropped because its host stopped being the primary fails at once,
+    /// whatever it is waiting for: the call below sleeps in its transaction, as an INSERT
+    /// stuck on such a pool once waited out the 5 s deadline (under load, about one run of
+    /// the test above in 30). With the pool's calls not abandoned, the call with a deadline
+    /// waits it out, and the one without one had not returned after ten minutes.
+    @Test(arguments: [PostgresDatabase.deadline, nil])
+    func callsOnALostPrimaryFailAtOnce(deadline: Duration?) async throws {
+        guard let (server, host, port, dead) = try Self.cluster() else { return }
+        let multi = server.replacingOccurrences(of: "@\(host):\(port)/", with: "@\(host):\(dead),\(host):\(port)/")
+        let db = try await PostgresDatabase.open(url: multi, logger: Logger(label: "test"))
+        defer { Task { try? await db.close() } }
+        let pool = try await db.primary.pool()
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let stuck = Task { try await db.transaction(deadline: deadline) { _ in try await Task.sleep(for: .seconds(30)) } }
+        try await Task.sleep(for: .milliseconds(300))
+        db.primary.lost(pool)
+        await #expect(throws: DatabaseUnavailable.self) { try await stuck.value }
+        #expect(clock.now - start < .seconds(3), "a call on the lost primary's pool waited \(clock.now - start)")
+        // The host is still writable: it is found again, and calls go on.
+        #expect(try await db.rows("SELECT 1").count == 1)
     }
 }

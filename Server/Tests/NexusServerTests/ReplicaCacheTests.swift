@@ -1,12 +1,14 @@
 import Foundation
 import NexusCore
+import PostgresNIO
 import Synchronization
 import Testing
 
 @testable import NexusServer
 
 /// What lets replicas skip a database read a request (issue 19): the session cache's
-/// bound, the notes that empty it, and the one watchdog behind every query's deadline.
+/// bound, the notes that empty it, and the one watchdog behind every query's deadline and
+/// every call on a dropped pool.
 /// Two real replicas revoking across each other: ReplicaSessionCacheTests (integration).
 @Suite(.timeLimit(.minutes(5)))
 struct ReplicaCacheTests {
@@ -67,16 +69,24 @@ struct ReplicaCacheTests {
         #expect(cache.lookup(hash: "b", now: .now()).session == nil)
     }
 
+    /// A pool on a port nothing listens on: it connects only when a query asks, and these don't.
+    private static func idlePool() -> PostgresPrimary.Pool {
+        let configuration = PostgresClient.Configuration(host: "127.0.0.1", port: 1, username: "nexus", password: nil, database: nil, tls: .disable)
+        return PostgresPrimary.Pool(client: PostgresClient(configuration: configuration), endpoint: .tcp(host: "127.0.0.1", port: 1))
+    }
+
     @Test func aQueryPastItsDeadlineFailsAsUnavailableAndIsCancelled() async throws {
         let deadlines = QueryDeadlines()
-        #expect(try await deadlines.run(within: .seconds(5)) { 42 } == 42)
+        let pool = Self.idlePool()
+        defer { Task { await pool.close() } }
+        #expect(try await deadlines.run(on: pool, within: .seconds(5)) { 42 } == 42)
         await #expect(throws: CancellationError.self) {
-            try await deadlines.run(within: .seconds(5)) { () async throws -> Int in throw CancellationError() }
+            try await deadlines.run(on: pool, within: .seconds(5)) { () async throws -> Int in throw CancellationError() }
         }
         let cancelled = Mutex(false)
         let start = ContinuousClock.now
         await #expect(throws: DatabaseUnavailable.self) {
-            try await deadlines.run(within: .milliseconds(300)) {
+            try await deadlines.run(on: pool, within: .milliseconds(300)) {
                 do { try await Task.sleep(for: .seconds(30)) } catch { cancelled.withLock { $0 = true } }
             }
         }
@@ -87,9 +97,28 @@ struct ReplicaCacheTests {
         #expect(cancelled.withLock { $0 }, "the late query is cancelled")
 
         // Cancelling the caller cancels the query.
-        let caller = Task { try await deadlines.run(within: .seconds(30)) { try await Task.sleep(for: .seconds(30)) } }
+        let caller = Task { try await deadlines.run(on: pool, within: .seconds(30)) { try await Task.sleep(for: .seconds(30)) } }
         try await Task.sleep(for: .milliseconds(50))
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
+    }
+
+    /// The calls on a pool dropped because its host is no longer the primary fail at once,
+    /// with or without a deadline, and so does one that starts on it afterwards.
+    @Test func callsOnAnAbandonedPoolFailAtOnce() async throws {
+        let deadlines = QueryDeadlines()
+        let (pool, other) = (Self.idlePool(), Self.idlePool())
+        defer { Task { await pool.close(); await other.close() } }
+        let start = ContinuousClock.now
+        let stuck = [Duration.seconds(30), nil].map { limit in
+            Task { try await deadlines.run(on: pool, within: limit) { try await Task.sleep(for: .seconds(30)) } }
+        }
+        let elsewhere = Task { try await deadlines.run(on: other, within: .seconds(30)) { try await Task.sleep(for: .seconds(1)); return 7 } }
+        try await Task.sleep(for: .milliseconds(100))
+        deadlines.abandon(pool)
+        for call in stuck { await #expect(throws: DatabaseUnavailable.self) { try await call.value } }
+        #expect(ContinuousClock.now - start < .seconds(10), "the calls waited \(ContinuousClock.now - start)")
+        await #expect(throws: DatabaseUnavailable.self) { try await deadlines.run(on: pool, within: nil) { 1 } }
+        #expect(try await elsewhere.value == 7, "a call on another pool goes on")
     }
 }

@@ -20,8 +20,6 @@ final class PostgresDatabase: Database {
     let logger: Logger
     /// Tells this replica's notes from the others' on the bus.
     let origin: String
-    /// Every call's `deadline`, kept by one watchdog.
-    private let deadlines = QueryDeadlines()
 
     static func open(url: String, maxConnections: Int = 16, logger: Logger) async throws -> PostgresDatabase {
         let parsed = try PostgresURL(url)
@@ -77,14 +75,13 @@ final class PostgresDatabase: Database {
     /// Runs `operation` on the primary's pool, turning a database that cannot be reached,
     /// refuses writes (a standby), or does not answer within `deadline` (when there is one)
     /// into `DatabaseUnavailable`; with several hosts, that pool's host is then given up
-    /// for whichever is the primary now (PostgresPrimary).
+    /// for whichever is the primary now (PostgresPrimary), and every call still on it fails.
     private func withinDeadline<T: Sendable>(
         _ deadline: Duration?, _ operation: @escaping @Sendable (PostgresPrimary.Pool) async throws -> T
     ) async throws -> T {
         let pool = try await primary.pool()
         do {
-            guard let deadline else { return try await operation(pool) }
-            return try await deadlines.run(within: deadline) { try await operation(pool) }
+            return try await primary.calls.run(on: pool, within: deadline) { try await operation(pool) }
         } catch let error where Self.isUnavailable(error) {
             primary.lost(pool)
             throw DatabaseUnavailable()

@@ -16,12 +16,21 @@ final class PostgresPrimary: Sendable {
         let client: PostgresClient
         let endpoint: PostgresURL.Endpoint
         private let runner: Task<Void, Never>
+        private let dropped = Atomic(false)
+
+        /// No longer the primary's pool: calls on it fail (QueryDeadlines.abandon).
+        var isDropped: Bool { dropped.load(ordering: .sequentiallyConsistent) }
 
         init(client: PostgresClient, endpoint: PostgresURL.Endpoint) {
             self.client = client
             self.endpoint = endpoint
             // Immediate, so the pool is running before the first query asks it for a connection.
             self.runner = Task.immediate { await client.run() }
+        }
+
+        /// Called by QueryDeadlines.abandon, before it fails the calls in flight.
+        func markDropped() {
+            dropped.store(true, ordering: .sequentiallyConsistent)
         }
 
         func close() async {
@@ -46,6 +55,8 @@ final class PostgresPrimary: Sendable {
     static let checkEvery: Duration = .seconds(1)
 
     let url: PostgresURL
+    /// Every call in flight on a pool, with its deadline.
+    let calls = QueryDeadlines()
     let maxConnections: Int
     let logger: Logger
     private let state = Mutex(State())
@@ -97,6 +108,7 @@ final class PostgresPrimary: Sendable {
         }
         guard dropped else { return }
         logger.warning("lost the PostgreSQL primary at \(pool.endpoint); looking for the new one")
+        calls.abandon(pool)
         Task { await pool.close() }
         _ = currentOrSearch()
     }

@@ -1,15 +1,22 @@
 import Synchronization
 
-/// The deadline of every database call (PostgresDatabase.deadline), kept by one watchdog
-/// for all of them. A task group racing each query against its own `Task.sleep` cost two
-/// child tasks and a dispatch timer set and cancelled a query: about a sixth of a
-/// replica's CPU on single sends (issue 19's profile). Here a call is one task and a
-/// table entry; a watchdog that ticks every `tick` while calls are in flight fails those
-/// past their deadline (`DatabaseUnavailable`) and cancels them, so a call gives up at
-/// most one tick late.
+/// Every database call in flight: its deadline (PostgresDatabase.deadline) and the pool it
+/// runs on, kept by one table. A task group racing each query against its own `Task.sleep`
+/// cost two child tasks and a dispatch timer set and cancelled a query: about a sixth of a
+/// replica's CPU on single sends (issue 19's profile). Here a call is one task and a table
+/// entry; a watchdog that ticks every `tick` while calls with a deadline are in flight fails
+/// those past it (`DatabaseUnavailable`) and cancels them, so a call gives up at most one
+/// tick late.
+///
+/// A pool dropped because its host stopped being the primary (`abandon`) fails its calls at
+/// once, the same way: a call can be stuck on such a pool in ways its connection never
+/// reports (under load, an INSERT queued on a pool whose host turned read-only waited out
+/// the whole deadline with two idle connections ready), and one without a deadline would
+/// wait for ever.
 final class QueryDeadlines: Sendable {
     private struct Waiter {
-        let deadline: ContinuousClock.Instant
+        let deadline: ContinuousClock.Instant?
+        let pool: ObjectIdentifier
         let expire: @Sendable () -> Void
     }
 
@@ -22,18 +29,24 @@ final class QueryDeadlines: Sendable {
     private let state = Mutex(State())
     static let tick: Duration = .milliseconds(100)
 
-    /// `operation`'s result, or `DatabaseUnavailable` once `limit` has passed (the
-    /// operation is then cancelled). Cancelling the caller cancels the operation.
-    func run<T: Sendable>(within limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// `operation`'s result, or `DatabaseUnavailable` once `limit` has passed or `pool` has
+    /// been abandoned (the operation is then cancelled). Cancelling the caller cancels the
+    /// operation.
+    func run<T: Sendable>(
+        on pool: PostgresPrimary.Pool, within limit: Duration?, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let outcome = Outcome<T>()
         let task = Task {
             do { outcome.finish(with: .success(try await operation())) } catch { outcome.finish(with: .failure(error)) }
         }
-        let id = add(Waiter(deadline: .now + limit) {
+        let expire: @Sendable () -> Void = {
             outcome.finish(with: .failure(DatabaseUnavailable()))
             task.cancel()
-        })
+        }
+        let id = add(Waiter(deadline: limit.map { .now + $0 }, pool: ObjectIdentifier(pool), expire: expire))
         defer { remove(id) }
+        // Dropped before this call was in the table, so `abandon` did not see it.
+        if pool.isDropped { expire() }
         return try await withTaskCancellationHandler {
             try await outcome.value()
         } onCancel: {
@@ -41,12 +54,25 @@ final class QueryDeadlines: Sendable {
         }
     }
 
+    /// Marks `pool` dropped and fails every call in flight on it; `run` fails later ones.
+    func abandon(_ pool: PostgresPrimary.Pool) {
+        pool.markDropped()
+        let key = ObjectIdentifier(pool)
+        let gone = state.withLock { state -> [Waiter] in
+            let gone = state.waiters.filter { $0.value.pool == key }
+            for id in gone.keys { state.waiters.removeValue(forKey: id) }
+            return Array(gone.values)
+        }
+        for waiter in gone { waiter.expire() }
+    }
+
     private func add(_ waiter: Waiter) -> UInt64 {
         let (id, start) = state.withLock { state -> (UInt64, Bool) in
             state.next &+= 1
             state.waiters[state.next] = waiter
-            defer { state.watching = true }
-            return (state.next, !state.watching)
+            guard waiter.deadline != nil, !state.watching else { return (state.next, false) }
+            state.watching = true
+            return (state.next, true)
         }
         if start { Task { await self.watch() } }
         return id
@@ -56,16 +82,17 @@ final class QueryDeadlines: Sendable {
         _ = state.withLock { $0.waiters.removeValue(forKey: id) }
     }
 
-    /// Runs while calls are in flight; the last tick to find none stops it.
+    /// Runs while calls with a deadline are in flight; the last tick to find none stops it.
     private func watch() async {
         while true {
             try? await Task.sleep(for: Self.tick)
             let now = ContinuousClock.now
             let (due, more) = state.withLock { state -> ([Waiter], Bool) in
-                let due = state.waiters.filter { $0.value.deadline <= now }
+                let due = state.waiters.filter { $0.value.deadline.map { $0 <= now } ?? false }
                 for id in due.keys { state.waiters.removeValue(forKey: id) }
-                if state.waiters.isEmpty { state.watching = false }
-                return (Array(due.values), !state.waiters.isEmpty)
+                let more = state.waiters.values.contains { $0.deadline != nil }
+                if !more { state.watching = false }
+                return (Array(due.values), more)
             }
             for waiter in due { waiter.expire() }
             if !more { return }

@@ -4,7 +4,7 @@ import Testing
 
 /// Sliding sessions, scoped access tokens, $NEXUS_TOKEN and bots (issue 14), with the real
 /// binaries. nexusd's clock is moved through --clock-offset-file.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct AccessTokenTests {
     /// A server whose clock runs `offset` seconds ahead, as written by `setDay`.
     final class ClockedServer {

@@ -5,7 +5,7 @@ import Testing
 /// Issue 17, where attachment bytes end: a delete drops the blob once no other message of
 /// the sender names it, and uploads no message refers to are cleaned up after
 /// `--upload-cleanup-after`. Real nexusd (SQLite or PostgreSQL), real nexusctl.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct AttachmentLifecycleTests {
     func setUp(_ extra: [String] = []) throws -> (TestServer, User, User, Int64) {
         let server = try TestServer(extraArguments: extra)

@@ -4,7 +4,7 @@ import Testing
 /// The cache keeps 30 days by itself (issue 16): the first command of a day prunes older
 /// messages, once; the outbox is never touched. Old messages are made by moving cached
 /// lines' sent times back, which is what a month of waiting would do.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct CacheRetentionTests {
     @Test func theFirstCommandOfADayPrunesWhatIsOlderThan30Days() throws {
         let (server, alice, bob, id) = try HistoryTests().conversation(of: 20)

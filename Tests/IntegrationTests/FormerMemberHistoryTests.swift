@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 16: a member removed from a group "keeps what their own cache holds". Online,
 /// `history` gets 404 from the server and answers from the cache, saying so on stderr.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct FormerMemberHistoryTests {
     struct Page: Decodable {
         struct Line: Decodable { var seq: Int64?; var text: String? }

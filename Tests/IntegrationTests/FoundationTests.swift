@@ -3,7 +3,7 @@ import NexusCore
 import Testing
 
 /// The first end-to-end slice, with the real nexusd and the real nexusctl processes.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct FoundationTests {
     @Test func registerLoginAndWrongPassword() throws {
         let server = try TestServer()

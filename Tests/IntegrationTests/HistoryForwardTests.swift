@@ -4,7 +4,7 @@ import Testing
 
 /// `history --after` and `--all` page forward, for scripts that keep their own place and for
 /// exports (issue 16): oldest to newest, each message once, online and from the cache.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct HistoryForwardTests {
     @Test func afterASeqAnIdOrATimeAndAllRunForwardOnce() throws {
         let (server, _, bob, id) = try HistoryTests().conversation(of: 120)

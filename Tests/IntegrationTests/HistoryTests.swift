@@ -3,7 +3,7 @@ import NexusCore
 import Testing
 
 /// History and the local cache (issue 5), with the real binaries.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct HistoryTests {
     /// alice sends `count` messages to bob; returns bob and the conversation id.
     func conversation(of count: Int) throws -> (TestServer, User, User, String) {

@@ -5,7 +5,7 @@ import Testing
 /// Issue 12, item 2: what other people wrote reaches the terminal escaped (docs/output.md),
 /// so it can't fake a line, clear the screen or write the clipboard; with --json it stays
 /// exactly what was sent.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct HostileTextTests {
     /// Raw characters that must never reach a terminal from someone else's text: C0 other
     /// than newline and tab, DEL, C1, and the format characters that reorder or hide text.

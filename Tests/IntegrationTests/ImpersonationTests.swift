@@ -5,7 +5,7 @@ import Testing
 /// Issue 12 through the real binaries, on either backend (see Backend): no account can pose
 /// as another one's email, a stranger can't lock an owner out, nexusd's files are its own,
 /// and a damaged database is named.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct ImpersonationTests {
     /// Raw HTTP with curl, from `source` when given (another loopback address).
     static func post(_ url: String, _ path: String, json: String, token: String? = nil, source: String? = nil) throws -> (status: Int, body: String) {

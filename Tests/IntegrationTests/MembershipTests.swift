@@ -4,7 +4,7 @@ import Testing
 
 /// Group membership after creation (issue 16, test 2): add, remove, leave and rename with
 /// the real nexusd and nexusctl, on the backend the suite runs on.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct MembershipTests {
     /// A line of `tail --json` or `history --json`, with what a membership event adds.
     struct Line: Decodable {

@@ -4,7 +4,7 @@ import Testing
 
 /// Replies, edits, deletes and reactions (issue 17, tests 3, 4 and 5): real nexusd, real
 /// nexusctl processes, on the backend the suite runs on.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct MessageChangeTests {
     /// alice and bob on a fresh server, with a direct conversation; returns its id.
     func setUp() throws -> (TestServer, User, User, Int64) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What a newcomer tripped on (issue 15), with the real binaries.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct NewcomerTests {
     @Test func theOutboxListsWithoutALogin() throws {
         let nobody = try User("nobody", server: "http://127.0.0.1:9")

@@ -6,7 +6,7 @@ import Testing
 /// message short, a usage error still queued it, a message queued to an email was
 /// overtaken, a damaged record was lost while the flush said all was well, and a frozen
 /// server hung the client. Real nexusd, real nexusctl.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct OutboxPromiseTests {
     struct Opened: Decodable {
         struct Conversation: Decodable { var id: Int64 }

@@ -4,7 +4,7 @@ import Testing
 
 /// The outbox promises (issue 3): nothing lost, nothing duplicated, whatever the network,
 /// a crash or a kill -9 does. Real nexusd, real nexusctl processes.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct OutboxTests {
     /// alice and bob on a fresh server, with a direct conversation; returns its id.
     func setUp() throws -> (TestServer, User, User, String) {

@@ -3,7 +3,7 @@ import NexusCore
 import Testing
 
 /// Conversations and people (issue 4), with the real binaries.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct PeopleTests {
     func unread(_ user: User, _ conversation: String) throws -> Int? {
         try user.run(["convos", "--json"]).decode(ConvosJSON.self).conversations.first { String($0.id) == conversation }?.unreadCount

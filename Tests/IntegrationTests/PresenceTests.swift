@@ -9,7 +9,7 @@ import Testing
 /// nexusd's clock is moved 2 minutes ahead after registering, so the requests made until
 /// then (one-off requests keep a user online for 60 s) are stale and only the live
 /// clients count.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct PresenceTests {
     struct Setup {
         let server: TestServer
@@ -200,7 +200,7 @@ struct PresenceTests {
 
 /// The same across two replicas of one PostgreSQL database: a tail held on replica A, its
 /// user seen through replica B.
-@Suite(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"), .harness)
 struct PresenceReplicaTests {
     @Test func aTailHeldOnOneReplicaIsSeenOnTheOtherAndEndsThere() throws {
         let directory = try makeTempDir("presence-replicas")

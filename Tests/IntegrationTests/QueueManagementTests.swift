@@ -6,7 +6,7 @@ import Testing
 /// already running in another process), the cap ("Offline queue is full"), the retry limit
 /// ("Retry limit exceeded"), and the warnings for input that is not valid UTF-8.
 /// Real nexusd, real nexusctl processes.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct QueueManagementTests {
     /// alice and bob on a fresh server, with a direct conversation; returns its id.
     func setUp() throws -> (TestServer, User, User, String) {

@@ -3,7 +3,7 @@ import Testing
 
 /// `convos` marks my last message "✓✓" once every member who reads has read it. An incoming
 /// hook's bot is a member that never reads, so it must not hold the mark back (issue 14).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct ReadByAllTests {
     struct List: Decodable {
         struct Summary: Decodable { var id: Int64; var lastMessageReadBy: Int?; var lastMessageReaders: Int? }

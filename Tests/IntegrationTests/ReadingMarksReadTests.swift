@@ -4,7 +4,7 @@ import Testing
 
 /// Reading marks read (issue 16): `history --read`, and `mark-read = yes` in the config for
 /// every reading command; without either, reading leaves messages unread.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct ReadingMarksReadTests {
     @Test func historyReadAndTheConfigLineMarkWhatIsPrinted() throws {
         let server = try TestServer()

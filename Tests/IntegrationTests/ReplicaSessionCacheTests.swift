@@ -5,7 +5,7 @@ import Testing
 /// Replicas cache sessions and access tokens (SessionCache): a token another replica
 /// logs out or revokes must stop working here within the documented bound (docs/auth.md:
 /// as the revocation's note arrives, and in any case within 2 s).
-@Suite(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"), .harness)
 struct ReplicaSessionCacheTests {
     /// The cache's bound (SessionCache.replicaTTL) and a little for a loaded machine.
     static let bound: TimeInterval = 2.5

@@ -4,7 +4,7 @@ import Testing
 
 /// Several nexusd replicas on one PostgreSQL database. These run in the PostgreSQL pass
 /// of `make test` (Tests/scripts/with-postgres.sh); SQLite is a single process.
-@Suite(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"), .harness)
 struct ReplicaTests {
     /// Two replicas of one database.
     private func replicas() throws -> (TestServer, TestServer) {

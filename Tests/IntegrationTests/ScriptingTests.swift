@@ -4,7 +4,7 @@ import Testing
 
 /// The scripting contract (issue 6): exit codes, JSON, colour, profiles, config, hooks,
 /// completion. Real nexusd, real nexusctl.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct ScriptingTests {
     enum Setup: String, CaseIterable, Sendable {
         case normal, noSession, revoked, serverDown, serverError, unreadableSession

@@ -3,7 +3,7 @@ import NexusCore
 import Testing
 
 /// `nexusctl search` (issue 18) against the real nexusd, on SQLite or PostgreSQL.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct SearchCommandTests {
     /// A hit as `search --json` prints it.
     struct Hit: Decodable {

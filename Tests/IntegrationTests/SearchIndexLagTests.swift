@@ -7,7 +7,7 @@ import Testing
 /// FTS5's per-transaction cost). Searches must not tell: messages still waiting are found
 /// with the same syntax, their edits and deletes count, and once indexed the answers are
 /// the same. On PostgreSQL (no lag) the same answers hold.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct SearchIndexLagTests {
     static let texts = [
         "Lunch at the Café tomorrow?", "Sure, the CAFE near the deploy pipeline", "東京タワーに行った 🎉 party",

@@ -3,7 +3,7 @@ import Testing
 
 /// The product documents' numbers, through the real binaries (issue 16); typing's 3 s is
 /// checked in nexusd's PeopleTests with a settable clock, smart times in SmartTimeTests.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct SeedNumbersTests {
     @Test func tailWithoutNShowsTheNewest50AndAnEmptyServerSaysNoContacts() throws {
         let server = try TestServer()

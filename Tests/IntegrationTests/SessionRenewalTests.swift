@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 14: a session renewed by use is saved by the client, with no request of its own,
 /// and `whoami` says when it lapses. The server's clock is moved by --clock-offset-file.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct SessionRenewalTests {
     struct Saved: Decodable { var expiresAt: String? }
     struct Whoami: Decodable { var sessionExpiresAt: String?; var offline: Bool? }

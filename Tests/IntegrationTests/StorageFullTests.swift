@@ -6,7 +6,7 @@ import Testing
 /// goes out with no restart, each message once. The SQLite file sits on a 4 MiB tmpfs the
 /// test mounts (it needs root, as `make test` under CI has). On PostgreSQL the same 503
 /// comes from SQLSTATE 53100 (disk_full); that path is not exercised here.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct StorageFullTests {
     @Test func aFullDiskIsSaidPlainlyKeepsTheMessageAndHealsWithoutARestart() throws {
         guard Backend.postgres == nil else { return }

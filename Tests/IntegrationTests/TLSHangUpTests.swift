@@ -5,7 +5,7 @@ import Testing
 /// with write(), which raises SIGPIPE on a closed connection: nexusctl must not die of it
 /// (exit by signal 13, nothing said, the flush lock's holder gone) but keep what it was
 /// sending queued and exit 75, as it does over plain HTTP.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct TLSHangUpTests {
     /// Completes the TLS handshake, reads a little of the request, and closes the
     /// connection with a reset while the client is still writing its body.

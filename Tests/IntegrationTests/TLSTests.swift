@@ -5,7 +5,7 @@ import Testing
 /// on loopback, the real nexusctl through the system's OpenSSL, and a throwaway CA made by
 /// Tests/scripts/make-test-certs.sh with the openssl CLI. Nothing leaves the machine: the
 /// one non-loopback host is under `.invalid`, which never resolves.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.harness)
 struct TLSTests {
     /// A CA and certificates (see the script), and the pair nexusd serves, which a test
     /// swaps with `serve(_:)` and SIGHUP.

@@ -5,7 +5,7 @@ import Testing
 /// Webhooks with real processes (issue 14, tests 4 and 5): curl posting through an
 /// incoming hook, and an outgoing hook delivering to a receiver the test runs, through
 /// receiver failures and kill -9s of nexusd. On both backends; two replicas on PostgreSQL.
-@Suite(.serialized, .timeLimit(.minutes(10)))
+@Suite(.serialized, .harness)
 struct WebhookTests {
     /// A replica killed mid-delivery leaves its lease (PostgreSQL) to run out: 4 s here, not the default 30 s.
     static let shortLease = ["NEXUSD_HOOK_LEASE_SECONDS": "4"]

@@ -55,14 +55,19 @@ final class SQLiteDatabase: Database {
                 readers.append(reader)
             }
         }
-        let direct: SQLiteDirect?
-        let listReader: SQLiteReadConnection?
-        let feedReader: SQLiteReadConnection?
+        var direct: SQLiteDirect?
+        var listReader: SQLiteReadConnection?
+        var feedReader: SQLiteReadConnection?
         do {
-            direct = path == ":memory:" || !useDirect ? nil : try SQLiteDirect(path: path, thread: writerPool)
-            listReader = path == ":memory:" ? nil : try SQLiteReadConnection(path: path)
-            feedReader = path == ":memory:" ? nil : try SQLiteReadConnection(path: path)
+            if path != ":memory:" {
+                if useDirect { direct = try SQLiteDirect(path: path, thread: writerPool) }
+                listReader = try SQLiteReadConnection(path: path)
+                feedReader = try SQLiteReadConnection(path: path)
+            }
         } catch {
+            // Whichever opened before the one that failed.
+            try? await listReader?.close()
+            _ = try? await direct?.run { $0.closeNow() }
             for reader in readers where reader !== writeConnection { try? await reader.close() }
             try? await writeConnection.close()
             try? await writerPool.shutdownGracefully()

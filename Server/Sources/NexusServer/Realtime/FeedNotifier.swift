@@ -21,7 +21,6 @@ final class FeedNotifier: Sendable {
         var waiters: [Int64: [Int: Waiter]] = [:]
         var nextToken = 0
         var shutDown = false
-        var untilShutDown: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -81,15 +80,13 @@ final class FeedNotifier: Sendable {
     /// Wakes every waiter and makes later waits return at once, so that held long-polls
     /// answer and a graceful shutdown does not wait out their timeouts.
     func shutdown() {
-        let (waiters, watchers) = state.withLock { state in
+        let waiters = state.withLock { state in
             state.shutDown = true
             let waiters = state.waiters.values.flatMap(\.values)
             state.waiters.removeAll()
-            defer { state.untilShutDown.removeAll() }
-            return (waiters, state.untilShutDown)
+            return waiters
         }
         for waiter in waiters { waiter.continuation.resume() }
-        for watcher in watchers { watcher.resume() }
     }
 
     /// Shuts the notifier down when the server shuts down gracefully. Called once, from the
@@ -99,17 +96,9 @@ final class FeedNotifier: Sendable {
     /// (issue 19).
     func shutDownWithServer() {
         Task {
-            await withGracefulShutdownHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let already = state.withLock { state in
-                        if !state.shutDown { state.untilShutDown.append(continuation) }
-                        return state.shutDown
-                    }
-                    if already { continuation.resume() }
-                }
-            } onGracefulShutdown: {
-                self.shutdown()
-            }
+            // Throws only when cancelled, which nothing does.
+            try? await gracefulShutdown()
+            self.shutdown()
         }
     }
 

@@ -7,7 +7,8 @@ import Testing
 
 /// i19-list: the conversation list read and written in one pass on SQLite
 /// (SQLiteConversationList) answers the same bytes as the list built from models
-/// (`conversations(viewer:)`, then `jsonBytes()`), on the hard cases.
+/// (`conversations(viewer:)`, then `jsonBytes()`), on the hard cases, whether it is read
+/// whole or in two halves at once.
 @Suite(.timeLimit(.minutes(5)))
 struct ConversationListJSONTests {
     @Test func onePassListIsByteForByteTheModelsList() async throws {
@@ -33,7 +34,10 @@ struct ConversationListJSONTests {
         for viewer in ids.users {
             for allowed in [nil, Set([ids.group]), Set([ids.direct, ids.edited]), Set<Int64>()] {
                 let models = try await store.listJSONFromModels(viewer: viewer, allowed: allowed, present: present)
-                let onePass = try await store.conversationListJSON(viewer: viewer, allowed: allowed, present: present)
+                let onePass = try await store.conversationListJSON(viewer: viewer, allowed: allowed, present: present, halvesFrom: .max)
+                // Read in two halves at once (SQLiteConversationList+Halves), as a long list is.
+                let halves = try await store.conversationListJSON(viewer: viewer, allowed: allowed, present: present, halvesFrom: 0)
+                #expect(halves == onePass, "viewer \(viewer) in halves, allowed \(allowed.map { "\($0.sorted())" } ?? "all")")
                 #expect(
                     String(decoding: onePass, as: UTF8.self) == String(decoding: models, as: UTF8.self),
                     "viewer \(viewer), allowed \(allowed.map { "\($0.sorted())" } ?? "all")")

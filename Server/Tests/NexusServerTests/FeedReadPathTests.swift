@@ -72,12 +72,18 @@ struct FeedReadPathTests {
             let api = API(client: client)
             let (alice, bob, conversation) = try await api.pair()
             for i in 1...3 { _ = try await api.send(alice.token, to: conversation, localId: "m-\(i)") }
+            // Two conversations each, so their lists are read in halves too.
+            let carol = try await api.register("carol@example.com")
+            let group = try await api.call(
+                .post, "/v1/conversations", token: alice.token,
+                json: CreateConversationRequest(kind: .group, members: [bob.user.email, carol.user.email], name: "Two"))
+            #expect(group.status == .created, "\(group.text)")
             return (alice.user.id, bob.user.id, conversation)
         }
         let db = try await SQLiteDatabase.open(path: config.databasePath, logger: Logger(label: "test"))
         let conversations = SQLiteConversationStore(db: db)
         let feed = SQLiteFeedStore(db: db, conversations: conversations)
-        let readers = [try #require(db.feedReader), try #require(db.listReader)]
+        let readers = [try #require(db.feedReader), try #require(db.listReader), try #require(db.listHelper)]
         var read = 0
         func round(_ viewers: [Int64], cursors: ClosedRange<Int64>) async throws {
             for viewer in viewers {
@@ -86,7 +92,9 @@ struct FeedReadPathTests {
                         read += try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: 500).count
                     }
                 }
-                _ = try await conversations.conversationListJSON(viewer: viewer, allowed: nil, present: { $0 })
+                for halvesFrom in [Int.max, 0] {
+                    _ = try await conversations.conversationListJSON(viewer: viewer, allowed: nil, present: { $0 }, halvesFrom: halvesFrom)
+                }
             }
         }
         // Twice: the list's BEGIN, prepared before the schema was first read, is re-prepared

@@ -2,7 +2,7 @@
 /// encoder is too slow: the conversation list of someone in thousands of conversations.
 /// Its output decodes to the same value as the Codable encoding (a test checks this), so
 /// the wire format keeps one definition: the Codable types.
-public struct JSONWriter {
+public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
 

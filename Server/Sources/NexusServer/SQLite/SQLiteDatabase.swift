@@ -13,11 +13,15 @@ final class SQLiteDatabase: Database {
     private let readers: [SQLiteConnection]
     /// The conversation list's own reader (SQLiteConversationList); nil in memory.
     let listReader: SQLiteReadConnection?
+    /// The second half of a long conversation list, read beside `listReader`; nil in memory.
+    let listHelper: SQLiteReadConnection?
     /// The feed's pages' reader (`readKept`), apart from the list's so that a poll's page
     /// never waits behind a long list; nil in memory.
     let feedReader: SQLiteReadConnection?
     private let nextReader = Atomic<Int>(0)
     private let pools: [NIOThreadPool]
+    /// The one thread every write goes through (WriterHold).
+    var writerThread: NIOThreadPool { pools[0] }
     let logger: Logger
 
     static func open(path: String, readers readerCount: Int = 2, direct useDirect: Bool = true, logger: Logger) async throws -> SQLiteDatabase {
@@ -57,16 +61,19 @@ final class SQLiteDatabase: Database {
         }
         var direct: SQLiteDirect?
         var listReader: SQLiteReadConnection?
+        var listHelper: SQLiteReadConnection?
         var feedReader: SQLiteReadConnection?
         do {
             if path != ":memory:" {
                 if useDirect { direct = try SQLiteDirect(path: path, thread: writerPool) }
                 listReader = try SQLiteReadConnection(path: path)
+                listHelper = try SQLiteReadConnection(path: path)
                 feedReader = try SQLiteReadConnection(path: path)
             }
         } catch {
             // Whichever opened before the one that failed.
             try? await listReader?.close()
+            try? await listHelper?.close()
             _ = try? await direct?.run { $0.closeNow() }
             for reader in readers where reader !== writeConnection { try? await reader.close() }
             try? await writeConnection.close()
@@ -76,7 +83,7 @@ final class SQLiteDatabase: Database {
         }
         let writer = SQLiteWriter(connection: writeConnection, direct: direct, insertMessages: SQLiteMessageStore.insert)
         return SQLiteDatabase(
-            writer: writer, readers: readers, listReader: listReader, feedReader: feedReader, pools: [writerPool, readerPool], logger: logger)
+            writer: writer, readers: readers, listReader: listReader, listHelper: listHelper, feedReader: feedReader, pools: [writerPool, readerPool], logger: logger)
     }
 
     /// The stores of a SQLite database at `path` (or ":memory:").
@@ -99,12 +106,13 @@ final class SQLiteDatabase: Database {
     }
 
     private init(
-        writer: SQLiteWriter, readers: [SQLiteConnection], listReader: SQLiteReadConnection?, feedReader: SQLiteReadConnection?,
-        pools: [NIOThreadPool], logger: Logger
+        writer: SQLiteWriter, readers: [SQLiteConnection], listReader: SQLiteReadConnection?, listHelper: SQLiteReadConnection?,
+        feedReader: SQLiteReadConnection?, pools: [NIOThreadPool], logger: Logger
     ) {
         self.writer = writer
         self.readers = readers
         self.listReader = listReader
+        self.listHelper = listHelper
         self.feedReader = feedReader
         self.pools = pools
         self.logger = logger
@@ -166,6 +174,7 @@ final class SQLiteDatabase: Database {
         try await writer.close()
         for r in readers where r !== writer.connection { try? await r.close() }
         try? await listReader?.close()
+        try? await listHelper?.close()
         try? await feedReader?.close()
         for pool in pools { try await pool.shutdownGracefully() }
     }

@@ -36,6 +36,16 @@ final class SQLiteReadConnection: @unchecked Sendable {
         try await handle.run { try body(self) }
     }
 
+    /// Hands `body` to the connection's thread and returns at once, for a caller on another
+    /// blocking thread that waits for it by other means (SQLiteConversationList+Halves).
+    /// `body` gets false when the thread has stopped, and must not use the connection then.
+    func submit(_ body: @escaping @Sendable (SQLiteReadConnection, _ running: Bool) -> Void) {
+        thread.submit { state in
+            guard case .active = state else { return body(self, false) }
+            body(self, true)
+        }
+    }
+
     /// How many times its kept statements were re-prepared (SQLiteHandle.reprepares).
     var reprepares: Int { handle.reprepares }
 

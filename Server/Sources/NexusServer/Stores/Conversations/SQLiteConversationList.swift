@@ -32,12 +32,12 @@ enum SQLiteConversationList {
         """
 
     /// Every member of the viewer's conversations, a conversation's members together (in
-    /// the index's order, no sort; ordering by user too would sort them all).
+    /// the index's order, no sort; ordering by user too would sort them all): this, a
+    /// share's condition, then `ORDER BY me.conversation_id`.
     static let membersSQL = """
         SELECT mb.conversation_id, mb.user_id, mb.read_seq FROM members me
         JOIN members mb ON mb.conversation_id = me.conversation_id
         WHERE me.user_id = (SELECT ?)
-        ORDER BY me.conversation_id
         """
 
     /// Incoming hooks' bots: they post and never read (ConversationRows.readers).
@@ -52,6 +52,40 @@ enum SQLiteConversationList {
         var readSeqs: [Int64] = []
     }
 
+    /// Which of the viewer's conversations one read takes: all of them, or those with ids
+    /// below or from a split (SQLiteConversationList+Halves reads the two at once). Halves by
+    /// id keep apart the pages each reads: conversations and their rows were written in id order.
+    enum Share {
+        case all, below(Int64), from(Int64)
+
+        /// Kept statements are keyed by their SQL: one each for every kind of share.
+        private var condition: String {
+            switch self {
+            case .all: ""
+            case .below: " AND me.conversation_id < (SELECT ?)"
+            case .from: " AND me.conversation_id >= (SELECT ?)"
+            }
+        }
+        var conversationsSQL: String { SQLiteConversationList.conversationsSQL + condition }
+        var membersSQL: String { SQLiteConversationList.membersSQL + condition + " ORDER BY me.conversation_id" }
+
+        func binds(viewer: Int64) -> [Int64] {
+            switch self {
+            case .all: [viewer]
+            case .below(let split), .from(let split): [viewer, split]
+            }
+        }
+    }
+
+    /// The conversations of one read, written, and the order they go in.
+    struct Part {
+        var items: JSONWriter
+        /// Most recent first, as `conversations(viewer:)` orders them.
+        var order: [(updatedAt: Int64, id: Int64, bytes: Range<Int>)]
+        /// The members of the conversations written, for the users after them.
+        var shown: Set<Int64>
+    }
+
     /// The list of `viewer` as JSON, only the conversations in `allowed` when it is given
     /// (a token limited to some), the users as `present` shows them. Runs on `connection`'s thread.
     static func json(
@@ -59,7 +93,8 @@ enum SQLiteConversationList {
     ) throws -> [UInt8] {
         try connection.execute("BEGIN")
         do {
-            let bytes = try json(viewer: viewer, allowed: allowed, present: present, reading: connection)
+            let part = try self.part(viewer: viewer, allowed: allowed, share: .all, hookBots: try hookBots(on: connection), on: connection)
+            let bytes = try assemble([part], present: present, on: connection)
             try connection.execute("COMMIT")
             return bytes
         } catch {
@@ -68,35 +103,56 @@ enum SQLiteConversationList {
         }
     }
 
-    private static func json(
-        viewer: Int64, allowed: Set<Int64>?, present: @Sendable (User) -> User, reading connection: SQLiteReadConnection
-    ) throws -> [UInt8] {
-        let members = try self.members(viewer: viewer, on: connection)
+    /// Incoming hooks' bots; the first read of a transaction, so it fixes what the rest sees.
+    static func hookBots(on connection: SQLiteReadConnection) throws -> Set<Int64> {
         var hookBots = Set<Int64>()
         try connection.query(hookBotsSQL, []) { row in if let id = row.int(0) { hookBots.insert(id) } }
+        return hookBots
+    }
+
+    /// The conversations of `share`, each written whole, in a read transaction already begun.
+    static func part(
+        viewer: Int64, allowed: Set<Int64>?, share: Share, hookBots: Set<Int64>, on connection: SQLiteReadConnection
+    ) throws -> Part {
+        let members = try self.members(viewer: viewer, share: share, on: connection)
         // About what a conversation with a short last message takes, so the bytes rarely move.
-        var items = JSONWriter(capacity: 4096 + members.ranges.count * 400)
-        var order: [(updatedAt: Int64, id: Int64, bytes: Range<Int>)] = []
-        order.reserveCapacity(members.ranges.count)
-        var shown = Set<Int64>()
-        try connection.query(conversationsSQL, [viewer]) { row in
+        var part = Part(items: JSONWriter(capacity: 4096 + members.ranges.count * 400), order: [], shown: [])
+        part.order.reserveCapacity(members.ranges.count)
+        try connection.query(share.conversationsSQL, share.binds(viewer: viewer)) { row in
             let id = row.int(0) ?? 0
             if let allowed, !allowed.contains(id) { return }
             let memberIds = members.ranges[id].map { members.userIds[$0] } ?? []
-            shown.formUnion(memberIds)
+            part.shown.formUnion(memberIds)
             // After the first, each item starts with the comma the writer puts between them.
-            let start = items.bytes.count + (order.isEmpty ? 0 : 1)
-            writeConversation(row, id: id, memberIds: memberIds, viewer: viewer, members: members, hookBots: hookBots, to: &items)
-            order.append((row.int(5) ?? 0, id, start..<items.bytes.count))
+            let start = part.items.bytes.count + (part.order.isEmpty ? 0 : 1)
+            writeConversation(row, id: id, memberIds: memberIds, viewer: viewer, members: members, hookBots: hookBots, to: &part.items)
+            part.order.append((row.int(5) ?? 0, id, start..<part.items.bytes.count))
         }
-        // Most recent first, as `conversations(viewer:)` orders them: sorted here, because
-        // SQLite's sort of whole rows took more than half of the query's time.
-        order.sort { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
-        var w = JSONWriter(capacity: items.bytes.count + shown.count * 120 + 64)
+        // Sorted here, because SQLite's sort of whole rows took more than half of the query's time.
+        part.order.sort { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
+        return part
+    }
+
+    /// The answer: the parts' conversations merged in their order, then their members as users.
+    static func assemble(_ parts: [Part], present: @Sendable (User) -> User, on connection: SQLiteReadConnection) throws -> [UInt8] {
+        let shown = parts.reduce(into: Set<Int64>()) { $0.formUnion($1.shown) }
+        var w = JSONWriter(capacity: parts.reduce(0) { $0 + $1.items.bytes.count } + shown.count * 120 + 64)
         w.beginObject()
         w.key("conversations")
         w.beginArray()
-        for item in order { w.rawValue(items.bytes[item.bytes]) }
+        // Each part is in order already: take the most recent head each time.
+        var next = Array(repeating: 0, count: parts.count)
+        while true {
+            var best: Int?
+            for p in parts.indices where next[p] < parts[p].order.count {
+                let item = parts[p].order[next[p]]
+                if let b = best, (parts[b].order[next[b]].updatedAt, parts[b].order[next[b]].id) > (item.updatedAt, item.id) { continue }
+                best = p
+            }
+            guard let p = best else { break }
+            w.rawValue(parts[p].items.bytes[parts[p].order[next[p]].bytes])
+            next[p] += 1
+        }
         w.endArray()
         w.key("users")
         w.beginArray()
@@ -113,11 +169,11 @@ enum SQLiteConversationList {
         return w.bytes
     }
 
-    private static func members(viewer: Int64, on connection: SQLiteReadConnection) throws -> Members {
+    private static func members(viewer: Int64, share: Share, on connection: SQLiteReadConnection) throws -> Members {
         var members = Members()
         var current: Int64?
         var start = 0
-        try connection.query(membersSQL, [viewer]) { row in
+        try connection.query(share.membersSQL, share.binds(viewer: viewer)) { row in
             let conversation = row.int(0) ?? 0
             if conversation != current {
                 if let current { members.ranges[current] = start..<members.userIds.count }

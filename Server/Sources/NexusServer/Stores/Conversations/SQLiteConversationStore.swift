@@ -104,11 +104,23 @@ struct SQLiteConversationStore: ConversationStore {
         return ConversationsResponse(conversations: summaries, users: users.sorted { $0.id < $1.id })
     }
 
-    /// Through the database's read connection when it has one (not in memory).
+    /// Through the database's read connections when it has them (not in memory).
     func conversationListJSON(viewer: Int64, allowed: Set<Int64>?, present: @escaping @Sendable (User) -> User) async throws -> [UInt8] {
-        guard let reader = db.listReader else { return try await listJSONFromModels(viewer: viewer, allowed: allowed, present: present) }
+        try await conversationListJSON(viewer: viewer, allowed: allowed, present: present, halvesFrom: SQLiteConversationList.halvesFrom)
+    }
+
+    /// `halvesFrom`: tests read short lists in halves too.
+    func conversationListJSON(
+        viewer: Int64, allowed: Set<Int64>?, present: @escaping @Sendable (User) -> User, halvesFrom: Int
+    ) async throws -> [UInt8] {
+        guard let reader = db.listReader, let helper = db.listHelper else {
+            return try await listJSONFromModels(viewer: viewer, allowed: allowed, present: present)
+        }
         do {
-            return try await reader.run { try SQLiteConversationList.json(viewer: viewer, allowed: allowed, present: present, on: $0) }
+            return try await reader.run { [writerThread = db.writerThread] in
+                try SQLiteConversationList.json(
+                    viewer: viewer, allowed: allowed, present: present, on: $0, helper: helper, writerThread: writerThread, halvesFrom: halvesFrom)
+            }
         } catch {
             throw SQLiteDatabase.surfaced(error)
         }

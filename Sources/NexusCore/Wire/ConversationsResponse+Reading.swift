@@ -13,10 +13,18 @@ import Foundation
 extension ConversationsResponse {
     /// The list read by hand from the server's answer; nil when JSONDecoder must decide.
     public static func read(json bytes: [UInt8]) -> ConversationsResponse? {
+        read(json: bytes, halvesFrom: SecondHalf.minimumBytes)
+    }
+
+    /// `halvesFrom`: the bytes from which a list's second half is read on a thread of its own.
+    static func read(json bytes: [UInt8], halvesFrom: Int) -> ConversationsResponse? {
         bytes.withUnsafeBufferPointer { p in
+            let secondHalf = SecondHalf.start(p, minimumBytes: halvesFrom)
+            // Its thread reads `p`: done before `p` goes away, whatever happens here.
+            defer { secondHalf?.join() }
             var r = JSONByteReader(p)
             do {
-                let list = try Self.read(&r)
+                let list = try Self.read(&r, secondHalf: secondHalf)
                 r.skipSpace()
                 return r.atEnd ? list : nil
             } catch {
@@ -25,7 +33,7 @@ extension ConversationsResponse {
         }
     }
 
-    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> ConversationsResponse {
+    static func read(_ r: inout JSONByteReader, secondHalf: SecondHalf? = nil) throws(JSONByteReader.Unreadable) -> ConversationsResponse {
         var conversations: [ConversationSummary]?
         var users: [User]?
         try r.object { r, key throws(JSONByteReader.Unreadable) in
@@ -35,7 +43,19 @@ extension ConversationsResponse {
                 // A conversation is a few hundred bytes of JSON: one allocation instead of
                 // growing (and copying megabytes of summaries) a dozen times.
                 list.reserveCapacity(min(r.b.count / 256, 1 << 17))
-                try r.array { r throws(JSONByteReader.Unreadable) in list.append(try ConversationSummary.read(&r)) }
+                try r.expect(UInt8(ascii: "["))
+                if try !r.take(UInt8(ascii: "]")) {
+                    repeat {
+                        list.append(try ConversationSummary.read(&r))
+                        // Where the second half begins: its thread's conversations, when it read them.
+                        if r.i == secondHalf?.from, let rest = secondHalf?.join() {
+                            list.append(contentsOf: rest.items)
+                            r.i = rest.end
+                            break
+                        }
+                    } while try r.take(UInt8(ascii: ","))
+                    try r.expect(UInt8(ascii: "]"))
+                }
                 conversations = list
             } else if r.key(key, is: "users") {
                 guard users == nil else { throw .init() }

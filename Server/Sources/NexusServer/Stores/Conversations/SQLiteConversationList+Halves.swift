@@ -37,9 +37,8 @@ extension SQLiteConversationList {
             let theirs = Half()
             let handed = hold
             held = nil
-            // This thread goes on with its half at once, rather than sleep until the helper's
-            // has begun: woken by a thread about to sleep, the helper tends to be run on the
-            // same core, and the halves then take turns on it instead of running side by side.
+            // This thread reads its half at once; the helper lets the writer go once its own
+            // transaction has begun.
             helper.submit { helper, running in
                 theirs.read(viewer: viewer, allowed: allowed, share: .from(split), running: running, releasing: handed, on: helper)
             }
@@ -72,7 +71,7 @@ extension SQLiteConversationList {
         return split
     }
 
-    /// The helper's half: the ids from the split, in a read transaction of the helper's own, begun
+    /// The helper's half: the ids from the split, in a read transaction of its own, begun
     /// while the writer is held.
     private final class Half: Sendable {
         let done = DispatchSemaphore(value: 0)

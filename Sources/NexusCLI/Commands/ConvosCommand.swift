@@ -37,7 +37,9 @@ enum ConvosCommand {
         let me = try context.me().id
         let limit = try context.intOption("limit", default: Int.max, range: 1...Int.max)
         if context.invocation.flag("follow") { return try ConvosFollow(context: context, me: me, limit: limit).run() }
-        let fetched = try context.read { reading throws(ReadError) in try reading.conversations() }
+        // Kept in the cache beside the printing; the queue's delivery after the command waits.
+        let fetched = try context.read { reading throws(ReadError) in try reading.conversations(keepingAside: true) }
+        defer { context.warn(fetched.kept()) }
         let list = fetched.value
         let offline = fetched.offlineReason != nil
         if let reason = fetched.offlineReason { context.output.offline("\(reason); showing cached conversations") }

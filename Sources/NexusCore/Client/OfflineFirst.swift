@@ -28,7 +28,9 @@ public struct OfflineFirst<Value> {
     }
 
     /// Only a network failure turns to the cache: a refusal by the server is an answer.
-    public func read() throws(ReadError) -> Fetched<Value> {
+    /// `keepingAside`: the server's answer is kept on a thread of its own while the caller
+    /// shows it (a list of thousands takes milliseconds to write); `Fetched.kept()` waits.
+    public func read(keepingAside: Bool = false) throws(ReadError) -> Fetched<Value> {
         var problems: [CacheProblem] = []
         do {
             if let value = try cached() { return Fetched(value: value, source: .cache) }
@@ -45,8 +47,15 @@ public struct OfflineFirst<Value> {
             }
             return Fetched(value: try fallback(error), source: .offline(reason: error), cacheProblems: problems)
         }
-        do { try remember(value) } catch { problems.append(.write(error)) }
-        return Fetched(value: value, source: .server, cacheProblems: problems)
+        let remember = remember
+        let keep = { () -> [CacheProblem] in
+            do throws(StoreError) { try remember(value) } catch { return [.write(error)] }
+            return []
+        }
+        if keepingAside, let keeping = BackgroundWork.start(keep) {
+            return Fetched(value: value, source: .server, cacheProblems: problems, keeping: keeping)
+        }
+        return Fetched(value: value, source: .server, cacheProblems: problems + keep())
     }
 }
 
@@ -56,11 +65,20 @@ public struct Fetched<Value> {
     public var source: ReadSource
     /// The cache failed on the way; the value is good, the cache may lag.
     public var cacheProblems: [CacheProblem] = []
+    /// The server's answer being kept in the cache aside (`OfflineFirst.read(keepingAside:)`).
+    public var keeping: BackgroundWork<[CacheProblem]>?
 
-    public init(value: Value, source: ReadSource, cacheProblems: [CacheProblem] = []) {
+    public init(value: Value, source: ReadSource, cacheProblems: [CacheProblem] = [], keeping: BackgroundWork<[CacheProblem]>? = nil) {
         self.value = value
         self.source = source
         self.cacheProblems = cacheProblems
+        self.keeping = keeping
+    }
+
+    /// Waits until the answer is kept; what went wrong keeping it. Before the process ends,
+    /// and before anything else reads or writes the cache.
+    public func kept() -> [CacheProblem] {
+        keeping?.join() ?? []
     }
 
     public var fromServer: Bool {
@@ -81,7 +99,7 @@ public struct Fetched<Value> {
     }
 
     public func map<T>(_ transform: (Value) -> T) -> Fetched<T> {
-        Fetched<T>(value: transform(value), source: source, cacheProblems: cacheProblems)
+        Fetched<T>(value: transform(value), source: source, cacheProblems: cacheProblems, keeping: keeping)
     }
 }
 

@@ -14,7 +14,8 @@ public struct Reading {
     }
 
     /// Every conversation and the people in them.
-    public func conversations() throws(ReadError) -> Fetched<ConversationsResponse> {
+    /// `keepingAside`: see `OfflineFirst.read(keepingAside:)`.
+    public func conversations(keepingAside: Bool = false) throws(ReadError) -> Fetched<ConversationsResponse> {
         let profile = profile, api = api, me = me
         return try OfflineFirst(
             server: { () throws(APIError) in try api.conversations() },
@@ -23,7 +24,7 @@ public struct Reading {
                 let cache = ConversationCache(profile: profile)
                 return ConversationsResponse(conversations: cache.list(), users: Array(cache.people().values))
             }
-        ).read()
+        ).read(keepingAside: keepingAside)
     }
 
     /// One conversation with its members and receipts; offline, as last seen.

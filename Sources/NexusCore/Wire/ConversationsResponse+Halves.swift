@@ -1,5 +1,3 @@
-import LibC
-
 // Reading the list of someone in ten thousand conversations took a quarter of `convos`'s
 // time (issue 19, target 5: at most 60 ms, whole process). A long list's second half is
 // read on a thread of its own while this one reads the first, on a machine with a core to
@@ -10,10 +8,7 @@ final class SecondHalf: @unchecked Sendable {
     /// Where the first half ends: the comma before the second half's first conversation.
     let from: Int
     private let bytes: UnsafeBufferPointer<UInt8>
-    private var thread = pthread_t()
-    /// Set by the thread; read only after `join`.
-    private var read: (items: [ConversationSummary], end: Int)?
-    private var joined = false
+    private var work: BackgroundWork<(items: [ConversationSummary], end: Int)?>?
 
     /// Lists shorter than this are read on one thread: a thread costs more than it saves.
     static let minimumBytes = 256 << 10
@@ -32,7 +27,8 @@ final class SecondHalf: @unchecked Sendable {
         while at < searchEnd {
             if bytes[at] == boundary[0], boundary.indices.allSatisfy({ bytes[at + $0] == boundary[$0] }) {
                 let half = SecondHalf(bytes: bytes, from: at + 1)
-                return half.spawn() ? half : nil
+                half.work = BackgroundWork.start { half.readItems() }
+                return half.work == nil ? nil : half
             }
             at += 1
         }
@@ -42,20 +38,6 @@ final class SecondHalf: @unchecked Sendable {
     private init(bytes: UnsafeBufferPointer<UInt8>, from: Int) {
         self.bytes = bytes
         self.from = from
-    }
-
-    private func spawn() -> Bool {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let made = pthread_create(&thread, nil, { context in
-            let half = Unmanaged<SecondHalf>.fromOpaque(context!).takeRetainedValue()
-            half.read = half.readItems()
-            return nil
-        }, context)
-        guard made == 0 else {
-            Unmanaged<SecondHalf>.fromOpaque(context).release()
-            return false
-        }
-        return true
     }
 
     /// Conversations from just after `from` up to the `]` that ends the list; nil when they
@@ -78,10 +60,6 @@ final class SecondHalf: @unchecked Sendable {
     /// nil. Called once at least before `bytes` go away, whether or not they are used.
     @discardableResult
     func join() -> (items: [ConversationSummary], end: Int)? {
-        if !joined {
-            pthread_join(thread, nil)
-            joined = true
-        }
-        return read
+        work?.join() ?? nil
     }
 }

@@ -56,9 +56,15 @@ extension SQLiteConversationList {
     /// The id that splits the viewer's conversations in two, nil for fewer than `halvesFrom`.
     /// Read before the halves' transaction: a conversation joined meanwhile only tilts them.
     private static func split(_ viewer: Int64, from halvesFrom: Int, on connection: SQLiteReadConnection) throws -> Int64? {
-        var count: Int64 = 0
-        try connection.query("SELECT COUNT(*) FROM members WHERE user_id = ?", [viewer]) { row in count = row.int(0) ?? 0 }
-        guard count >= max(halvesFrom, 2) else { return nil }
+        // Whether there are that many, without counting them all (the split counts them):
+        // a row at that place or none. The place is written into the SQL, because a bound
+        // OFFSET makes SQLite re-prepare a kept statement at every new value (below); there
+        // is one such place in use, and a test's.
+        var enough = false
+        try connection.query(
+            "SELECT 1 FROM members WHERE user_id = ? LIMIT 1 OFFSET \(max(halvesFrom, 2) - 1)", [viewer]
+        ) { _ in enough = true }
+        guard enough else { return nil }
         var split: Int64?
         try connection.query(
             // The offset counted again here, rather than bound: SQLite re-prepares a kept

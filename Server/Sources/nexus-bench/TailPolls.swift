@@ -102,10 +102,18 @@ final class TailPolls: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if got > 0 {
-            buffers[i] += chunk[0..<got]
-            if answeredAt[i] == nil, let code = Self.complete(buffers[i]) {
+            // Most answers come in one read: parsed where they landed, not copied first.
+            let code: Int?
+            if buffers[i].isEmpty {
+                code = chunk.withUnsafeBufferPointer { Self.complete(UnsafeBufferPointer(rebasing: $0[0..<got])) }
+                if code == nil { buffers[i] = Array(chunk[0..<got]) }
+            } else {
+                buffers[i] += chunk[0..<got]
+                code = buffers[i].withUnsafeBufferPointer { Self.complete($0) }
+            }
+            if answeredAt[i] == nil, let code {
+                buffers[i] = []
                 if rearming && code == 200 {
-                    buffers[i] = []
                     renewed += 1
                     precondition(write(fds[i], requests[i], requests[i].count) == requests[i].count, "write: \(String(cString: strerror(errno)))")
                 } else {
@@ -122,18 +130,38 @@ final class TailPolls: @unchecked Sendable {
         }
     }
 
-    /// The status code once a whole response (Content-Length or chunked) is in.
-    private static func complete(_ b: [UInt8]) -> Int? {
-        let text = String(decoding: b, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return nil }
-        let head = text[..<end.lowerBound].lowercased()
-        let body = text.utf8.count - text[..<end.upperBound].utf8.count
-        let code = Int(head.split(separator: " ").dropFirst().first ?? "") ?? -1
-        if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-           let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
-            return body >= length ? code : nil
+    /// The status code once a whole response (Content-Length or chunked) is in. Read on the
+    /// bytes: this thread shares the 2 cores with the nexusd it measures, and parsing 10,000
+    /// answers through String cost it about 25 µs each (a quarter of nexusd's own per poll).
+    static func complete(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        guard b.count >= 16 else { return nil }
+        var end = -1
+        for k in 0...(b.count - 4) where b[k] == cr && b[k + 1] == lf && b[k + 2] == cr && b[k + 3] == lf {
+            end = k
+            break
         }
-        return text.hasSuffix("\r\n0\r\n\r\n") ? code : nil
+        guard end >= 12 else { return nil }
+        var code = 0
+        for k in 9..<12 {
+            guard (48...57).contains(b[k]) else { return -1 }
+            code = code * 10 + Int(b[k] - 48)
+        }
+        let name = Array("content-length:".utf8)
+        var line = 0
+        while line < end {
+            var next = line
+            while next < end && b[next] != cr { next += 1 }
+            if next - line > name.count, (0..<name.count).allSatisfy({ b[line + $0] | 0x20 == name[$0] | 0x20 }) {
+                var length = 0, k = line + name.count
+                while k < next && b[k] == UInt8(ascii: " ") { k += 1 }
+                while k < next, (48...57).contains(b[k]) { length = length * 10 + Int(b[k] - 48); k += 1 }
+                return b.count - (end + 4) >= length ? code : nil
+            }
+            line = next + 2
+        }
+        let last = Array("\r\n0\r\n\r\n".utf8)
+        return b.count >= last.count && b.suffix(last.count).elementsEqual(last) ? code : nil
     }
 
     private var stopped = false

@@ -104,7 +104,7 @@ struct ReplicaCacheTests {
     }
 
     /// The calls on a pool dropped because its host is no longer the primary fail at once,
-    /// with or without a deadline, and so does one that starts on it afterwards.
+    /// with or without a deadline, and one that starts on it afterwards fails without running.
     @Test func callsOnAnAbandonedPoolFailAtOnce() async throws {
         let deadlines = QueryDeadlines()
         let (pool, other) = (Self.idlePool(), Self.idlePool())
@@ -118,7 +118,14 @@ struct ReplicaCacheTests {
         deadlines.abandon(pool)
         for call in stuck { await #expect(throws: DatabaseUnavailable.self) { try await call.value } }
         #expect(ContinuousClock.now - start < .seconds(10), "the calls waited \(ContinuousClock.now - start)")
-        await #expect(throws: DatabaseUnavailable.self) { try await deadlines.run(on: pool, within: nil) { 1 } }
+        // Nor does a call that starts on it afterwards run at all, however quick.
+        let ran = Mutex(0)
+        for _ in 0..<200 {
+            await #expect(throws: DatabaseUnavailable.self) {
+                try await deadlines.run(on: pool, within: nil) { ran.withLock { $0 += 1 } }
+            }
+        }
+        #expect(ran.withLock { $0 } == 0, "calls on the dropped pool ran")
         #expect(try await elsewhere.value == 7, "a call on another pool goes on")
     }
 }

@@ -36,21 +36,31 @@ final class QueryDeadlines: Sendable {
         on pool: PostgresPrimary.Pool, within limit: Duration?, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let outcome = Outcome<T>()
-        let task = Task {
-            do { outcome.finish(with: .success(try await operation())) } catch { outcome.finish(with: .failure(error)) }
-        }
+        let running = Mutex<Task<Void, Never>?>(nil)
         let expire: @Sendable () -> Void = {
             outcome.finish(with: .failure(DatabaseUnavailable()))
-            task.cancel()
+            running.withLock { $0 }?.cancel()
         }
         let id = add(Waiter(deadline: limit.map { .now + $0 }, pool: ObjectIdentifier(pool), expire: expire))
         defer { remove(id) }
-        // Dropped before this call was in the table, so `abandon` did not see it.
-        if pool.isDropped { expire() }
+        // The operation starts only once the call is in the table and its pool is not
+        // dropped: a pool dropped before that was not seen by `abandon`, and a quick
+        // operation started first could still have run on it and won.
+        if pool.isDropped {
+            expire()
+        } else {
+            let task = Task {
+                guard !outcome.isFinished else { return }
+                do { outcome.finish(with: .success(try await operation())) } catch { outcome.finish(with: .failure(error)) }
+            }
+            running.withLock { $0 = task }
+            // Expired before the task was there to cancel.
+            if outcome.isFinished { task.cancel() }
+        }
         return try await withTaskCancellationHandler {
             try await outcome.value()
         } onCancel: {
-            task.cancel()
+            running.withLock { $0 }?.cancel()
         }
     }
 
@@ -118,6 +128,8 @@ private final class Outcome<T: Sendable>: Sendable {
         }
         waiter?.resume(with: result)
     }
+
+    var isFinished: Bool { state.withLock { $0.result != nil } }
 
     func value() async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

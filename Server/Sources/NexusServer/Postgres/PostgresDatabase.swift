@@ -68,6 +68,16 @@ final class PostgresDatabase: Database {
         }
     }
 
+    /// As `rows(_:)`, for a statement each connection prepares once.
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [PostgresRandomAccessRow]
+    where Statement.Row == PostgresRandomAccessRow {
+        try await withinDeadline(Self.deadline) { pool in
+            var rows: [PostgresRandomAccessRow] = []
+            for try await row in try await pool.client.execute(statement, logger: self.logger) { rows.append(row) }
+            return rows
+        }
+    }
+
     /// How long a request waits for the database before it is answered 503: while the
     /// database is down the pool would otherwise hold requests until clients give up.
     static let deadline: Duration = .seconds(5)

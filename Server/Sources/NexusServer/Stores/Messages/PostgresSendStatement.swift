@@ -22,44 +22,20 @@ extension PostgresMessageStore {
         let fresh = batch.fresh.map(\.message)
         guard !fresh.isEmpty else { return [] }
         let conversationIds = Array(Set(fresh.map(\.conversationId))).sorted()
-        let notes = ClusterNote.feedPayloads(origin: db.origin, conversationIds: conversationIds)
-        let texts = fresh.map { ByteBuffer(string: $0.text) }
-        let replyTo = fresh.map { $0.replyTo ?? 0 }  // 0: none (NULLIF below)
-        let attachments = fresh.map { AttachmentColumn.encode($0.attachments) ?? "" }
-        // Sent times never go back within a conversation, even across replicas whose clocks differ.
-        let now = Timestamp.now().milliseconds
-        let query: PostgresQuery = """
-            WITH k AS (
-                SELECT * FROM unnest(\(fresh.map(\.conversationId))::bigint[], \(fresh.map(\.senderId))::bigint[],
-                    \(fresh.map(\.localId))::text[], \(texts)::bytea[], \(replyTo)::bigint[], \(attachments)::text[])
-                    WITH ORDINALITY AS k(c, f, l, t, r, x, ord)
-            ), locked AS (
-                SELECT id, last_seq, updated_at FROM conversations WHERE id = ANY(\(conversationIds)::bigint[]) ORDER BY id FOR UPDATE
-            ), found AS (
-                SELECT m.* FROM messages m JOIN k ON m.sender_id = k.f AND m.local_id = k.l
-            ), fresh AS (
-                SELECT k.c, locked.last_seq + row_number() OVER (PARTITION BY k.c ORDER BY k.ord) AS s, k.f, k.l, k.t,
-                    GREATEST(\(now)::bigint, locked.updated_at) AS a, k.r, k.x, k.ord
-                FROM k LEFT JOIN locked ON locked.id = k.c
-                WHERE NOT EXISTS (SELECT 1 FROM found WHERE found.sender_id = k.f AND found.local_id = k.l)
-            ), inserted AS (
-                INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, attachments)
-                SELECT c, s, f, l, t, a, NULLIF(r, 0), NULLIF(x, '') FROM fresh ORDER BY ord
-                RETURNING *
-            ), noted AS (
-                SELECT count(pg_notify(\(PostgresDatabase.channel), p)) AS n FROM unnest(\(notes)::text[]) AS p
-            )
-            SELECT true AS created, \(unescaped: messageColumns) FROM inserted m WHERE (SELECT n FROM noted) >= 0
-            UNION ALL
-            SELECT false, \(unescaped: messageColumns) FROM found m
-            """
-        // PostgreSQL delivers the notes at commit, with the events: a SELECT in WITH runs only
-        // when read, hence the guard that reads it.
+        let statement = SendGroup(
+            conversationIds: fresh.map(\.conversationId), senderIds: fresh.map(\.senderId), localIds: fresh.map(\.localId),
+            texts: fresh.map { ByteBuffer(string: $0.text) },
+            replyTo: fresh.map { $0.replyTo ?? 0 },  // 0: none (NULLIF below)
+            attachments: fresh.map { AttachmentColumn.encode($0.attachments) ?? "" },
+            locking: conversationIds,
+            // Sent times never go back within a conversation, even across replicas whose clocks differ.
+            now: Timestamp.now().milliseconds,
+            notes: ClusterNote.feedPayloads(origin: db.origin, conversationIds: conversationIds))
         var attempt = 0
         while true {
             do {
                 var stored: [MessageKey: SendOutcome] = [:]
-                for row in try await db.rows(query) {
+                for row in try await db.rows(statement) {
                     let message = try Rows.message(row)
                     stored[MessageKey(message)] = try row["created"].decode(Bool.self) ? .created(message) : .duplicate(message)
                 }
@@ -71,4 +47,58 @@ extension PostgresMessageStore {
             }
         }
     }
+}
+
+/// The group's statement, prepared once on each connection: its text never changes (every
+/// value is bound), and parsing, analysing and planning it anew for every group were the
+/// largest part of PostgreSQL's CPU in the bench's single sends (issue 19).
+///
+/// A prepared statement may run on a generic plan, made without the arrays' values, which
+/// guesses 10 rows for each. With a plain join, that plan looked for resends by scanning
+/// all of `messages` (a hash join): sends ran at half the rate. Each resend is therefore
+/// looked up on its own (LATERAL, LIMIT 1 keeps the subquery from being merged into a
+/// join), through the (sender_id, local_id) key, whatever the plan.
+struct SendGroup: PostgresPreparedStatement {
+    typealias Row = PostgresRandomAccessRow
+
+    let conversationIds: [Int64], senderIds: [Int64], localIds: [String], texts: [ByteBuffer]
+    let replyTo: [Int64], attachments: [String], locking: [Int64], now: Int64, notes: [String]
+
+    // PostgreSQL delivers the notes at commit, with the events: a SELECT in WITH runs only
+    // when read, hence the guard that reads it.
+    static let sql = """
+        WITH k AS (
+            SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bytea[], $5::bigint[], $6::text[])
+                WITH ORDINALITY AS k(c, f, l, t, r, x, ord)
+        ), locked AS (
+            SELECT id, last_seq, updated_at FROM conversations WHERE id = ANY($7::bigint[]) ORDER BY id FOR UPDATE
+        ), found AS (
+            SELECT m.* FROM k CROSS JOIN LATERAL (
+                SELECT * FROM messages WHERE sender_id = k.f AND local_id = k.l LIMIT 1) m
+        ), fresh AS (
+            SELECT k.c, locked.last_seq + row_number() OVER (PARTITION BY k.c ORDER BY k.ord) AS s, k.f, k.l, k.t,
+                GREATEST($8::bigint, locked.updated_at) AS a, k.r, k.x, k.ord
+            FROM k LEFT JOIN locked ON locked.id = k.c
+            WHERE NOT EXISTS (SELECT 1 FROM found WHERE found.sender_id = k.f AND found.local_id = k.l)
+        ), inserted AS (
+            INSERT INTO messages (conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, attachments)
+            SELECT c, s, f, l, t, a, NULLIF(r, 0), NULLIF(x, '') FROM fresh ORDER BY ord
+            RETURNING *
+        ), noted AS (
+            SELECT count(pg_notify($9, p)) AS n FROM unnest($10::text[]) AS p
+        )
+        SELECT true AS created, \(messageColumns) FROM inserted m WHERE (SELECT n FROM noted) >= 0
+        UNION ALL
+        SELECT false, \(messageColumns) FROM found m
+        """
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 10)
+        b.append(conversationIds); b.append(senderIds); b.append(localIds); b.append(texts)
+        b.append(replyTo); b.append(attachments); b.append(locking); b.append(now)
+        b.append(PostgresDatabase.channel); b.append(notes)
+        return b
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
 }

@@ -35,7 +35,7 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> 
 /// 8 clients (an A/A run, 2026-11-24). Each turn also measures the limit again, on its own
 /// server just before the sends, and the row is the median of each turn's rate over its own
 /// limit: the limit alone moved by 10 % between runs of that morning.
-func throughputMeasures() -> Double {
+func throughputMeasures() {
     _ = limit()
     let environment = ProcessInfo.processInfo.environment
     let beforeBinary = environment["NEXUS_BENCH_NEXUSD_BEFORE"]
@@ -46,7 +46,6 @@ func throughputMeasures() -> Double {
     if let (_, baselineURL) = baseline { warmUp(url: baselineURL) }
     let rounds = max(1, Int(environment["NEXUS_BENCH_ROUNDS"] ?? "") ?? 1)
     let beforeName = beforeBinary == nil ? "baseline (send path before issue 19)" : "before (NEXUS_BENCH_NEXUSD_BEFORE)"
-    var rate8 = 0.0
     for senders in [8, 64] {
         var before: [Turn] = []
         var after: [Turn] = []
@@ -75,7 +74,6 @@ func throughputMeasures() -> Double {
             report("\(beforeName): single sends/s, \(senders) keep-alive clients, durable\(of)", row(before))
         }
         let rate = median(after.map(\.rate)), serverCPU = median(after.map(\.serverCPU))
-        if senders == 8 { rate8 = rate }
         report("  limit measured in each turn\(of)", String(format: "%.0f req/s", median(after.map(\.limit))))
         report("  nexusd CPU per message (\(senders) clients)\(of)", String(format: "%.0f µs", serverCPU), target: "≤ 60 µs", ok: serverCPU <= 60)
         report("  load generator CPU per message (\(senders) clients)\(of)", String(format: "%.0f µs", median(after.map(\.generatorCPU))))
@@ -90,7 +88,6 @@ func throughputMeasures() -> Double {
         }
     }
     if let (child, _) = baseline { stopServer(child) }
-    return rate8
 }
 
 private typealias Turn = (rate: Double, serverCPU: Double, generatorCPU: Double, limit: Double)

@@ -70,10 +70,6 @@ _ = bobAPI
 // NEXUS_BENCH_BASELINE=1 adds the send path before issue 19 to the throughput rows (Throughput.swift) and
 // to the PostgreSQL single sends (PostgresSends.swift; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> to use another binary).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
-// The plain figures the HTTPS rows are compared with, from this same run (the send, by
-// turns in HTTPS.swift).
-var plainDeliveryP99: Double?
-var plainRate: Double?
 
 // MARK: 1. whole-process commands
 if only == nil || only == "https" || only == "commands" {
@@ -100,7 +96,6 @@ report("nexusctl peak memory (send, tail -n 50)", String(format: "%.1f MiB", Dou
 do {
     let (latencies, endToEnd) = deliveryLatencies(sender: aliceAPI, conversation: conversation, tailHome: bobHome, tailServer: url)
     let p50 = percentile(latencies, 50), p99 = percentile(latencies, 99)
-    plainDeliveryP99 = p99
     report("delivery latency ack → tail -f prints, p50 (200 msgs)", ms(p50), target: "≤ 5 ms", ok: p50 <= 5)
     report("delivery latency ack → tail -f prints, p99 (200 msgs)", ms(p99), target: "≤ 20 ms", ok: p99 <= 20)
     report("send request → tail -f prints, p50 (200 msgs)", ms(percentile(endToEnd, 50)))
@@ -123,8 +118,8 @@ if only == nil || only == "stream" {
 
 // MARK: 3. server throughput, keep-alive senders, durable commits, against the limit (Throughput.swift, Limit.swift)
 
-if only == nil || only == "throughput" || only == "https" {
-    plainRate = throughputMeasures()
+if only == nil || only == "throughput" {
+    throughputMeasures()
 }
 
 // MARK: 4. the outbox: send while the server is down, flush of 10,000, batch ingest
@@ -330,7 +325,7 @@ stopServer(server)
 // MARK: HTTPS, against the plain rows above (HTTPS.swift)
 
 if only == nil || only == "https" {
-    httpsMeasures(plainDeliveryP99: plainDeliveryP99, plainRate: plainRate)
+    httpsMeasures()
 }
 
 // MARK: make dist's static binaries and packages (Dist.swift)

@@ -133,7 +133,7 @@ final class TailPolls: @unchecked Sendable {
     /// The status code once a whole response (Content-Length or chunked) is in. Read on the
     /// bytes: this thread shares the 2 cores with the nexusd it measures, and parsing 10,000
     /// answers through String cost it about 25 µs each (a quarter of nexusd's own per poll).
-    static func complete(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+    private static func complete(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
         guard b.count >= 16 else { return nil }
         var end = -1

@@ -147,7 +147,7 @@ final class TailPolls: @unchecked Sendable {
             guard (48...57).contains(b[k]) else { return -1 }
             code = code * 10 + Int(b[k] - 48)
         }
-        let name = Array("content-length:".utf8)
+        let name = Self.contentLength
         var line = 0
         while line < end {
             var next = line
@@ -160,9 +160,12 @@ final class TailPolls: @unchecked Sendable {
             }
             line = next + 2
         }
-        let last = Array("\r\n0\r\n\r\n".utf8)
+        let last = Self.chunkedEnd
         return b.count >= last.count && b.suffix(last.count).elementsEqual(last) ? code : nil
     }
+
+    private static let contentLength = Array("content-length:".utf8)
+    private static let chunkedEnd = Array("\r\n0\r\n\r\n".utf8)
 
     private var stopped = false
     private var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }

@@ -60,11 +60,15 @@ enum AttachmentColumn {
 /// writes (and database rows), while memory stays bounded.
 struct PieceGatherer {
     let size: Int
+    /// Capacity beyond `size` for the piece that crosses it, which otherwise doubles the
+    /// buffer: PostgreSQL's 2 MiB rows each took a 4 MiB allocation.
+    let room: Int
     var buffer: ByteBuffer
 
-    init(size: Int = 1 << 20) {
+    init(size: Int = 1 << 20, room: Int = 0) {
         self.size = size
-        self.buffer = ByteBufferAllocator().buffer(capacity: size)
+        self.room = room
+        self.buffer = ByteBufferAllocator().buffer(capacity: size + room)
     }
 
     /// Adds `piece`; returns a full buffer to write, if one filled up.
@@ -77,7 +81,7 @@ struct PieceGatherer {
     mutating func take() -> ByteBuffer? {
         guard buffer.readableBytes > 0 else { return nil }
         let full = buffer
-        buffer = ByteBufferAllocator().buffer(capacity: size)
+        buffer = ByteBufferAllocator().buffer(capacity: size + room)
         return full
     }
 }

@@ -46,7 +46,8 @@ test: test-deps build
 
 # docs/deploy.md's nginx example for real: Debian's nginx (installed when missing, as root)
 # terminating TLS with a throwaway CA in front of two replicas on PostgreSQL; nexusctl over
-# https://, tail -f whole while a replica is killed. About 30 s.
+# https://, tail -f whole while a replica is killed, then a 20 MiB file up and down through it
+# (an upload chunk is 16 MiB: the example's body limit must let it through). About 30 s.
 test-nginx: build
 	bash Tests/scripts/with-postgres.sh bash Tests/scripts/nginx-replicas.sh
 

@@ -78,7 +78,7 @@ http {
         ssl_certificate     $work/certs/server.pem;
         ssl_certificate_key $work/certs/server.key;
         ssl_protocols TLSv1.2 TLSv1.3;
-        client_max_body_size 8m;
+        client_max_body_size 16m;
         location / {
             proxy_pass http://nexusd;
             proxy_http_version 1.1;
@@ -120,4 +120,12 @@ if texts != want:
     print("printed", texts, file=sys.stderr)
     sys.exit(1)
 PY
-echo "nginx-replicas: ok: 20 messages over https:// through nginx, once each and in order, one replica killed half-way"
+
+# A file through the same nginx: one whole 16 MiB upload chunk and the rest, then bob's download.
+head -c $((20 << 20)) /dev/urandom >"$work/file.bin"
+sent=$(as alice send bob@example.com --file "$work/file.bin" "the file" --json 2>&1) || fail "send --file: $sent"
+ref=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["ref"])' "$sent") || fail "no ref in $sent"
+got=$(as bob download "$ref" --out "$work/file.out" 2>&1) || fail "download $ref: $got"
+cmp -s "$work/file.bin" "$work/file.out" || fail "the downloaded file differs from the one sent"
+
+echo "nginx-replicas: ok: 20 messages over https:// through nginx, once each and in order, one replica killed half-way; a 20 MiB file up and down"

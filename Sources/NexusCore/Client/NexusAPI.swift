@@ -252,9 +252,8 @@ public final class NexusAPI {
             if let e = try? decoder.decode(ErrorResponse.self, from: Data(response.body)) {
                 throw .server(status: response.status, code: e.error.code, message: e.error.message, retryAfter: retryAfter)
             }
-            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
             throw .server(status: response.status, code: "http_\(response.status)",
-                          message: text.isEmpty ? "the server answered \(response.status)" : text, retryAfter: retryAfter)
+                          message: ForeignError.message(status: response.status, body: response.body), retryAfter: retryAfter)
         }
         return response
     }

@@ -21,8 +21,9 @@ enum ForeignError {
         guard !body.isEmpty else { return message }
         message += ", not in nexusd's words: from a proxy in front of it, most likely"
         if status == 413 {
-            message += "; its request body limit must be at least 16 MiB, the size of an upload chunk"
-                + " (nginx: client_max_body_size 16m; see docs/deploy.md)"
+            let mib = NexusAPI.uploadChunkBytes >> 20
+            message += "; its request body limit must be at least \(mib) MiB, the size of an upload chunk"
+                + " (nginx: client_max_body_size \(mib)m; see docs/deploy.md)"
         }
         return message
     }

@@ -69,8 +69,7 @@ failover-bench:
 demo: build
 	bash Tests/scripts/demo.sh
 
-# Speed and memory figures, from release builds as they ship (packaging/release-build.sh: the
-# Swift runtime linked in); prints a table.
+# Speed and memory figures, from release builds; prints a table.
 bench:
 	bash Tests/scripts/bench.sh
 
@@ -125,8 +124,8 @@ dist-test: dist
 
 install: export NEXUS_COMMIT := $(NEXUS_COMMIT)
 install:
-	SWIFT=$(SWIFT) bash packaging/release-build.sh --product nexusctl
-	SWIFT=$(SWIFT) bash packaging/release-build.sh $(SERVER) --product nexusd
+	$(SWIFT) build -c release
+	$(SWIFT) build $(SERVER) -c release --product nexusd
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/release/nexusctl Server/.build/release/nexusd $(DESTDIR)$(PREFIX)/bin/

@@ -10,8 +10,8 @@ version=$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/NexusCore/Wire
 arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
 machine=$(uname -m)
 
-bash packaging/release-build.sh --product nexusctl
-bash packaging/release-build.sh --package-path Server --product nexusd
+swift build -c release --static-swift-stdlib --product nexusctl
+swift build -c release --static-swift-stdlib --package-path Server --product nexusd
 ctl="$(swift build -c release --show-bin-path)/nexusctl"
 srv="$(swift build -c release --package-path Server --show-bin-path)/nexusd"
 

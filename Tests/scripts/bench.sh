@@ -4,10 +4,10 @@
 # Prints a Markdown table on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bash packaging/release-build.sh --product nexusctl
-bash packaging/release-build.sh --package-path Server --product nexusd
-bash packaging/release-build.sh --package-path Server --product nexus-bench
-bash packaging/release-build.sh --package-path Server --product nexus-peak
+swift build -c release --product nexusctl
+swift build -c release --package-path Server --product nexusd
+swift build -c release --package-path Server --product nexus-bench
+swift build -c release --package-path Server --product nexus-peak
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The static binaries' rows need `make dist` run before (it takes minutes; see the README).

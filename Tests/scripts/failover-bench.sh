@@ -11,10 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 if [ -z "${NEXUS_BENCH_BIN:-}" ]; then
-    bash packaging/release-build.sh --product nexusctl
-    bash packaging/release-build.sh --package-path Server --product nexusd
-    bash packaging/release-build.sh --package-path Server --product nexus-bench
-    bash packaging/release-build.sh --package-path Server --product nexus-peak
+    swift build -c release --product nexusctl
+    swift build -c release --package-path Server --product nexusd
+    swift build -c release --package-path Server --product nexus-bench
+    swift build -c release --package-path Server --product nexus-peak
 fi
 nexusctl=${NEXUSCTL_BIN:-$root/.build/release/nexusctl}
 nexusd=${NEXUSD_BIN:-$root/Server/.build/release/nexusd}

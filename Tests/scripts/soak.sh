@@ -5,9 +5,9 @@
 # a tail, or nexusd's memory grows more than 10% from one cycle to another.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bash packaging/release-build.sh --product nexusctl
-bash packaging/release-build.sh --package-path Server --product nexusd
-bash packaging/release-build.sh --package-path Server --product nexus-soak
+swift build -c release --product nexusctl
+swift build -c release --package-path Server --product nexusd
+swift build -c release --package-path Server --product nexus-soak
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # 200 tails and their pipes and sockets, with room to spare.

@@ -5,10 +5,8 @@ import Glibc
 #endif
 
 /// `make dist`'s artifacts (issue 20), in $NEXUS_BENCH_DIST (bench.sh passes dist/ when
-/// `make dist` has made it): start-up of its nexusctl (stripped) beside this run's,
-/// interleaved, and the size of each binary and package. NEXUS_BENCH_ONLY=dist.
-/// Both are linked with the Swift runtime (packaging/release-build.sh) unless this run was
-/// given a build of another kind.
+/// `make dist` has made it): start-up of the static nexusctl beside the dynamic one of this
+/// run, interleaved, and the size of each binary and package. NEXUS_BENCH_ONLY=dist.
 func distMeasures() {
     guard let dist = ProcessInfo.processInfo.environment["NEXUS_BENCH_DIST"],
           let files = try? FileManager.default.contentsOfDirectory(atPath: dist),
@@ -25,21 +23,21 @@ func distMeasures() {
     let staticCtl = folder + "/bin/nexusctl", staticSrv = folder + "/bin/nexusd"
 
     // Interleaved rounds, so both see the same load of a shared machine.
-    var runTimes: [Double] = [], distTimes: [Double] = []
+    var dynamicTimes: [Double] = [], staticTimes: [Double] = []
     for _ in 0..<10 {
-        runTimes += timeCommand(nexusctl, ["--version"], env: baseEnv, runs: 5).ms
-        distTimes += timeCommand(staticCtl, ["--version"], env: baseEnv, runs: 5).ms
+        dynamicTimes += timeCommand(nexusctl, ["--version"], env: baseEnv, runs: 5).ms
+        staticTimes += timeCommand(staticCtl, ["--version"], env: baseEnv, runs: 5).ms
     }
-    let r = percentile(runTimes, 50), d = percentile(distTimes, 50)
-    report("dist: nexusctl --version, this run's build (median of 50)", ms(r))
-    report("dist: nexusctl --version, make dist's (median of 50)", ms(d) + String(format: " (%.2f× this run's)", d / r))
+    let d = percentile(dynamicTimes, 50), s = percentile(staticTimes, 50)
+    report("dist: nexusctl --version, dynamic Swift runtime (median of 50)", ms(d))
+    report("dist: nexusctl --version, static Swift runtime (median of 50)", ms(s) + String(format: " (%.2f× dynamic)", s / d))
 
     func size(_ path: String) -> String {
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         return String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
-    report("dist: size of nexusctl, make dist's (stripped) / this run's", size(staticCtl) + " / " + size(nexusctl))
-    report("dist: size of nexusd, make dist's (stripped) / this run's", size(staticSrv) + " / " + size(nexusd))
+    report("dist: size of nexusctl, static / dynamic", size(staticCtl) + " / " + size(nexusctl))
+    report("dist: size of nexusd, static / dynamic", size(staticSrv) + " / " + size(nexusd))
     report("dist: size of \(tarball)", size(dist + "/" + tarball))
     report("dist: size of \(deb)", size(dist + "/" + deb))
 }

@@ -8,14 +8,15 @@ enum ForeignError {
     static func message(status: Int, body: [UInt8]) -> String {
         let head = body.prefix(1024)
         var said = head[head.startIndex..<head.startIndex]
-        if let open = range(of: "<title>", in: head), let close = range(of: "</title>", in: head[open.upperBound...]) {
+        if let open = head.firstRange(of: "<title>".utf8), let close = head[open.upperBound...].firstRange(of: "</title>".utf8) {
             said = head[open.upperBound..<close.lowerBound]
         } else if !head.contains(UInt8(ascii: "<")) {
             said = head
         }
         let firstLine = said.split(whereSeparator: { $0 == 10 || $0 == 13 }).first ?? []
         var line = String(decoding: firstLine.prefix(200), as: UTF8.self)
-        if line.hasPrefix("\(status) ") { line.removeFirst("\(status) ".count) }  // nginx's "413 Request Entity Too Large"
+        let statusWord = "\(status) "
+        if line.hasPrefix(statusWord) { line.removeFirst(statusWord.count) }  // nginx's "413 Request Entity Too Large"
         var message = "the server answered \(status)"
         if !line.isEmpty { message += " (\(line))" }
         guard !body.isEmpty else { return message }
@@ -26,14 +27,5 @@ enum ForeignError {
                 + " (nginx: client_max_body_size \(mib)m; see docs/deploy.md)"
         }
         return message
-    }
-
-    private static func range(of pattern: String, in bytes: ArraySlice<UInt8>) -> Range<Int>? {
-        let p = Array(pattern.utf8)
-        guard bytes.count >= p.count else { return nil }
-        for start in bytes.startIndex...(bytes.endIndex - p.count) where bytes[start..<start + p.count].elementsEqual(p) {
-            return start..<start + p.count
-        }
-        return nil
     }
 }

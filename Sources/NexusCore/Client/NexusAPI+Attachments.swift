@@ -13,8 +13,9 @@ public enum UploadFailure: Error, Equatable {
 }
 
 extension NexusAPI {
-    /// Bytes one upload request carries: what a kill or a dropped connection can cost.
-    public static let uploadChunkBytes = 16 * 1024 * 1024
+    /// Bytes one upload request carries: what a kill or a dropped connection can cost. As
+    /// many as nexusd takes in one: fewer requests, the same resumption.
+    public static let uploadChunkBytes = Limits.maxUploadChunkBytes
 
     /// Uploads `file` unless the server has it already, from where the server's last
     /// acknowledgement left off. The server checks the SHA-256 before it acknowledges the

@@ -96,6 +96,24 @@ struct PostgresConversationStore: ConversationStore {
     }
 
     func memberIds(conversationId: Int64) async throws -> [Int64] {
-        try await db.rows("SELECT user_id FROM members WHERE conversation_id = \(conversationId)").map { try $0["user_id"].decode(Int64.self) }
+        try await db.rows(MemberIds(conversationId: conversationId)).map { try $0["user_id"].decode(Int64.self) }
     }
+}
+
+/// One conversation's members, prepared once on each connection. Every send checks them,
+/// and sent unnamed the statement was parsed, analysed and planned each time: the work
+/// of PostgreSQL's that the send's own statement no longer does (issue 19).
+private struct MemberIds: PostgresPreparedStatement {
+    typealias Row = PostgresRandomAccessRow
+    static let sql = "SELECT user_id FROM members WHERE conversation_id = $1"
+
+    let conversationId: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(conversationId)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { row.makeRandomAccess() }
 }

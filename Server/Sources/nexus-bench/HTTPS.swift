@@ -82,12 +82,12 @@ func httpsMeasures() {
     // Eight threads, as the plain row (Throughput.swift).
     func rate(_ prefix: String, server: String, tls: TLSOptions) -> Double {
         let senders = 8, perSender = 1500
-        let pairs = (0..<senders).map { s in
+        let pairs = PerClient((0..<senders).map { s in
             let pair = makePair("\(prefix)-sender\(s)", "\(prefix)-peer\(s)", server: server, tls: tls)
             return (pair.api, pair.conversation)
-        }
+        })
         let seconds = runClients(senders) { s in
-            let (api, conv) = pairs[s]
+            let (api, conv) = pairs.value[s]
             for i in 0..<perSender { _ = try! api.send(conversationId: conv, localId: "\(prefix)-\(s)-\(i)", text: "throughput \(i)") }
         }
         return Double(senders * perSender) / seconds

@@ -27,6 +27,14 @@ func runClients(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Doub
     return now() - start
 }
 
+/// What the threads of `runClients` share: each thread uses only its own elements (its
+/// client, its slots), so nothing is used from two threads at once, which the compiler
+/// cannot see.
+struct PerClient<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
 /// Requests a second the trivial route answers: each client posts a send's body and
 /// decodes a send's answer, as NexusAPI.send does.
 func limitRate(url: String, clients: Int, perClient: Int) -> Double {

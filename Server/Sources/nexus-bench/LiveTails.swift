@@ -109,8 +109,10 @@ func liveTailsRun(_ binary: String, db: String) -> TailsRun {
     let (tails, tailsURL) = startTailsServer(binary, db: db, groups: tailsGroups)
     let tailsAddress = try! ServerAddress(parsing: tailsURL)
     let setupStart = now()
-    let apis = (0..<users).map { _ in NexusAPI(address: tailsAddress) }
+    let shared = PerClient((0..<users).map { _ in NexusAPI(address: tailsAddress) })
+    let apis = shared.value
     _ = runClients(8) { c in
+        let apis = shared.value
         for u in stride(from: c, to: users, by: 8) {
             apis[u].token = try! apis[u].register(email: "tail\(u)@bench.example", password: "benchmark-password", displayName: "tail \(u)").token
         }
@@ -122,7 +124,9 @@ func liveTailsRun(_ binary: String, db: String) -> TailsRun {
     // Each thread writes its own users' slots only.
     let cursors = UnsafeMutableBufferPointer<(Int64, String?)>.allocate(capacity: users)
     cursors.initialize(repeating: (0, nil))
+    let slots = PerClient(cursors)
     _ = runClients(8) { c in
+        let (apis, cursors) = (shared.value, slots.value)
         for u in stride(from: c, to: users, by: 8) {
             let head = try! apis[u].sync(after: nil, last: 0)
             cursors[u] = (head.cursor, head.cursorCheck)

@@ -29,13 +29,13 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
     func measure(_ urls: [String], _ pids: [pid_t]) -> (rate: Double, cpu: Double) {
         round += 1
         // The same users and conversations through these replicas; fresh localIds each round.
-        let clients = senders.enumerated().map { s, pair in
+        let clients = PerClient(senders.enumerated().map { s, pair in
             (NexusAPI(addresses: [try! ServerAddress(parsing: urls[s % 2])], token: pair.0.token), pair.1)
-        }
+        })
         let tag = round
         let cpu0 = pids.map { cpuSeconds(of: $0) }.reduce(0, +)
         let seconds = runClients(8) { s in
-            let (api, conv) = clients[s]
+            let (api, conv) = clients.value[s]
             for i in 0..<perSender { _ = try! api.send(conversationId: conv, localId: "pg-tp\(tag)-\(s)-\(i)", text: "throughput \(i)") }
         }
         let cpu = (pids.map { cpuSeconds(of: $0) }.reduce(0, +) - cpu0) / Double(8 * perSender) * 1e6

@@ -13,9 +13,9 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> 
         pairs.append((pair.api, pair.conversation))
     }
     let serverCPU0 = cpuSeconds(of: pid), selfCPU0 = cpuSeconds(of: getpid())
-    let clients = pairs  // a constant the client threads share
+    let clients = PerClient(pairs)
     let seconds = runClients(senders) { s in
-        let (api, conv) = clients[s]
+        let (api, conv) = clients.value[s]
         for i in 0..<perSender {
             _ = try! api.send(conversationId: conv, localId: "tp-\(s)-\(i)", text: "throughput \(i)")
         }

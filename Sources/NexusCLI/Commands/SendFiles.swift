@@ -89,6 +89,6 @@ enum SendFiles {
     private static func currentDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(cString: buffer)
+        return String(cBuffer: buffer)
     }
 }

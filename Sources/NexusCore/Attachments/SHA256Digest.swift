@@ -8,7 +8,7 @@ public final class SHA256Digest {
         // libssl3 is a dependency of the package (COpenSSL loads it on first use); without
         // it, or without SHA-256 in it, the library is broken, not the input.
         var why = [CChar](repeating: 0, count: 256)
-        precondition(nexus_openssl_load(&why, why.count) == 0, "the system's OpenSSL could not be loaded: \(String(cString: why))")
+        precondition(nexus_openssl_load(&why, why.count) == 0, "the system's OpenSSL could not be loaded: \(String(cBuffer: why))")
         context = nexus_EVP_MD_CTX_new()
         precondition(context != nil && nexus_EVP_DigestInit_ex(context, nexus_EVP_sha256(), nil) == 1, "OpenSSL has no SHA-256")
     }

@@ -27,7 +27,7 @@ final class TLSConnection {
     static func makeContext(_ options: TLSOptions) throws(TLSFailure) -> OpaquePointer {
         var why = [CChar](repeating: 0, count: 256)
         guard nexus_openssl_load(&why, why.count) == 0 else {
-            throw .handshake(server: "-", detail: "the system's OpenSSL could not be loaded (\(String(cString: why))); install Debian's libssl3")
+            throw .handshake(server: "-", detail: "the system's OpenSSL could not be loaded (\(String(cBuffer: why))); install Debian's libssl3")
         }
         guard let ctx = nexus_openssl_take_context() ?? nexus_SSL_CTX_new(nexus_TLS_client_method()) else {
             throw .handshake(server: "-", detail: "OpenSSL could not make a TLS context")

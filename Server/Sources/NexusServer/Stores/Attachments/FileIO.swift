@@ -55,7 +55,7 @@ enum FileIO {
         }
         // Start writing these bytes out now, while the rest of the chunk arrives, so the
         // fsync that acknowledges the chunk has little left to wait for.
-        startWriteback?(fd, offset, Int64(buffer.readableBytes), 2)  // SYNC_FILE_RANGE_WRITE
+        _ = startWriteback?(fd, offset, Int64(buffer.readableBytes), 2)  // SYNC_FILE_RANGE_WRITE
     }
 
     /// Linux's sync_file_range, which Swift's Glibc module does not export; nil elsewhere.

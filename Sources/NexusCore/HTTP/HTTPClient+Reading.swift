@@ -31,6 +31,31 @@ extension HTTPClient {
         return slice
     }
 
+    /// A body of `length` bytes, read from the socket straight into an array of its own: a
+    /// body of megabytes (the conversation list) was read into the buffer, then copied out.
+    /// A length past 64 MiB is not believed up front; it grows as it comes.
+    func readBody(_ length: Int, deadline: Int64) throws(HTTPClientError) -> [UInt8] {
+        guard length <= 64 << 20 else { return Array(try readExactly(length, deadline: deadline)) }
+        let buffered = min(length, buffer.count - bufferStart)
+        var failure: HTTPClientError?
+        let body = [UInt8](unsafeUninitializedCapacity: length) { raw, count in
+            _ = raw.initialize(from: buffer[bufferStart..<(bufferStart + buffered)])
+            count = buffered
+            while count < length && failure == nil {
+                switch read(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: raw[count..<length]))) {
+                case .done(let n): count += n
+                case .endOfStream: failure = .connectionLost("the answer was cut short")
+                case .failed(let why): failure = .connectionLost(why)
+                case .wait(let events):
+                    do throws(HTTPClientError) { try wait(for: events, deadline: deadline) } catch { failure = error }
+                }
+            }
+        }
+        bufferStart += buffered
+        if let failure { throw failure }
+        return body
+    }
+
     func readResponse(deadline: Int64) throws(HTTPClientError) -> HTTPResponse {
         let statusLine = try readLine(deadline: deadline)
         let parts = statusLine.split(separator: " ", maxSplits: 2)
@@ -61,7 +86,7 @@ extension HTTPClient {
             }
         } else if let lengthText = response.header("Content-Length") {
             guard let length = Int(lengthText), length >= 0 else { throw .malformedResponse("bad Content-Length") }
-            response.body = Array(try readExactly(length, deadline: deadline))
+            response.body = try readBody(length, deadline: deadline)
         } else if status != 204 && status != 304 && !(100..<200).contains(status) {
             while try fill(deadline: deadline) {}
             response.body = Array(buffer[bufferStart...])

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NexusCore
+import Testing
+
+/// A body with a Content-Length is read from the socket straight into its own array
+/// (HTTPClient.readBody): whatever part of it came with the headers, however the rest
+/// is split, and an answer cut short is an error, not a short body.
+struct HTTPBodyTests {
+    /// A loopback server that answers its first request with `pieces`, `pause` apart, then
+    /// closes the connection.
+    final class ScriptedServer: @unchecked Sendable {
+        let fd: Int32
+        let port: UInt16
+
+        init(pieces: [[UInt8]], pause: useconds_t = 20_000) throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+            guard bound == 0, listen(fd, 4) == 0 else { throw HTTPClientError.unreachable("can't listen") }
+            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            self.fd = fd
+            self.port = UInt16(bigEndian: addr.sin_port)
+            Thread {
+                let c = accept(fd, nil, nil)
+                guard c >= 0 else { return }
+                var request: [UInt8] = []
+                var byte: UInt8 = 0
+                while !request.suffix(4).elementsEqual("\r\n\r\n".utf8), recv(c, &byte, 1, 0) == 1 { request.append(byte) }
+                for piece in pieces {
+                    var sent = 0
+                    while sent < piece.count {
+                        let n = piece[sent...].withUnsafeBytes { send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        if n <= 0 { break }
+                        sent += n
+                    }
+                    usleep(pause)
+                }
+                close(c)
+            }.start()
+        }
+
+        deinit { close(fd) }
+    }
+
+    static func head(length: Int) -> [UInt8] {
+        Array("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(length)\r\n\r\n".utf8)
+    }
+
+    static func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) } }
+
+    @Test func aBodyOfMegabytesInUnevenPiecesArrivesWhole() throws {
+        let body = Self.pattern(3_600_000)
+        // Part of the body comes with the headers; the rest in pieces that end mid-read.
+        let pieces = [Self.head(length: body.count) + body[0..<1_000], Array(body[1_000..<70_001]), Array(body[70_001..<2_000_000]),
+                      Array(body[2_000_000...])]
+        let server = try ScriptedServer(pieces: pieces)
+        let response = try HTTPClient(address: ServerAddress(host: "127.0.0.1", port: server.port)).request("GET", "/v1/conversations")
+        #expect(response.status == 200)
+        #expect(response.body.count == body.count)
+        #expect(response.body == body)
+    }
+
+    @Test func aBodyThatCameWholeWithItsHeadersIsTakenFromTheBuffer() throws {
+        let body = Self.pattern(5_000)
+        let server = try ScriptedServer(pieces: [Self.head(length: body.count) + body])
+        let response = try HTTPClient(address: ServerAddress(host: "127.0.0.1", port: server.port)).request("GET", "/v1/me")
+        #expect(response.body == body)
+    }
+
+    @Test func anAnswerCutShortIsAnErrorNotAShortBody() throws {
+        let body = Self.pattern(1_000_000)
+        let server = try ScriptedServer(pieces: [Self.head(length: body.count) + body[0..<300], Array(body[300..<500_000])])
+        let client = HTTPClient(address: ServerAddress(host: "127.0.0.1", port: server.port))
+        #expect(throws: HTTPClientError.connectionLost("the answer was cut short")) {
+            try client.request("GET", "/v1/conversations")
+        }
+    }
+}

@@ -23,6 +23,7 @@ public final class HTTPClient {
     public var bodyBytesPerMs = 16
     var fd: Int32 = -1
     var buffer: [UInt8] = []
+    var scratch: [UInt8] = []
     var bufferStart = 0
     var requestsOnConnection = 0
     /// Set on an https:// connection once its handshake is made.
@@ -231,16 +232,14 @@ public final class HTTPClient {
             buffer.removeFirst(bufferStart)
             bufferStart = 0
         }
-        // Straight into the buffer's spare room: a 64 KiB array made, zeroed and copied for
-        // every read cost a 3.6 MB answer a copy more than it needs.
-        let start = buffer.count, room = 65536
-        buffer.append(contentsOf: repeatElement(0, count: room))
-        var got = 0
-        defer { buffer.removeLast(room - got) }
+        // One scratch array for the client's life: a fresh 64 KiB, zeroed, for every read
+        // cost more than the few hundred bytes most reads bring. (A large body skips the
+        // buffer: readBody.)
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 65536) }
         while true {
-            switch buffer.withUnsafeMutableBytes({ read(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }) {
+            switch scratch.withUnsafeMutableBytes({ read($0) }) {
             case .done(let n):
-                got = n
+                buffer.append(contentsOf: scratch[0..<n])
                 return true
             case .endOfStream: return false
             case .failed(let why): throw .connectionLost(why)

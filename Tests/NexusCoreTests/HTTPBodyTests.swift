@@ -16,16 +16,9 @@ struct HTTPBodyTests {
         let port: UInt16
 
         init(pieces: [[UInt8]], pause: useconds_t = 20_000) throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-            guard bound == 0, listen(fd, 4) == 0 else { throw HTTPClientError.unreachable("can't listen") }
-            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            let (fd, port) = try loopbackListener(backlog: 4)
             self.fd = fd
-            self.port = UInt16(bigEndian: addr.sin_port)
+            self.port = port
             Thread {
                 let c = accept(fd, nil, nil)
                 guard c >= 0 else { return }

@@ -14,17 +14,7 @@ struct HTTPDeadlineTests {
         let port: UInt16
 
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            addr.sin_port = 0
-            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-            guard bound == 0, listen(fd, 16) == 0 else { throw HTTPClientError.unreachable("can't listen") }
-            _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-            self.fd = fd
-            self.port = UInt16(bigEndian: addr.sin_port)
+            (fd, port) = try loopbackListener()
         }
 
         deinit { close(fd) }

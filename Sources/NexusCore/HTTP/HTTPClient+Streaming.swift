@@ -36,7 +36,7 @@ extension HTTPClient {
             var response = HTTPResponse(status: status, headers: headers, body: [])
             guard (200..<300).contains(status) else {
                 if let length = response.header("Content-Length").flatMap({ Int($0) }), length >= 0, length <= 1 << 20 {
-                    response.body = Array(try readExactly(length, deadline: deadline()))
+                    response.body = try readBody(length, deadline: deadline())
                 } else {
                     close()
                 }

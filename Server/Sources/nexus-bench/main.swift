@@ -74,9 +74,11 @@ let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 /// server: a part that follows others meets the database they left (a million messages here;
 /// the thirteenth session ran the list both ways: 21.39 ms after history, 23.14 ms alone).
 let onlyParts = Set(only?.split(separator: ",").map(String.init) ?? [])
+/// True when this run measures `part`: every part when NEXUS_BENCH_ONLY is unset.
+func runs(_ part: String) -> Bool { only == nil || onlyParts.contains(part) }
 
 // MARK: 1. whole-process commands
-if only == nil || onlyParts.contains("https") || onlyParts.contains("commands") {
+if runs("https") || runs("commands") {
 
 var env = baseEnv
 env["NEXUS_HOME"] = aliceHome
@@ -109,26 +111,26 @@ do {
 }
 
 // MARK: 1b. edit, delete and react against send (Changes.swift)
-if only == nil || onlyParts.contains("changes") {
+if runs("changes") {
     changeMeasures(url: url)
 }
 
 
 // MARK: 2b. send --each-line as a stream (StreamingSend.swift)
 
-if only == nil || onlyParts.contains("stream") {
+if runs("stream") {
     streamingSendMeasures(senderHome: aliceHome, tailHome: bobHome, recipientEmail: bob.email)
 }
 
 // MARK: 3. server throughput, keep-alive senders, durable commits, against the limit (Throughput.swift, Limit.swift)
 
-if only == nil || onlyParts.contains("throughput") {
+if runs("throughput") {
     throughputMeasures()
 }
 
 // MARK: 4. the outbox: send while the server is down, flush of 10,000, batch ingest
 
-if only == nil || onlyParts.contains("outbox") {
+if runs("outbox") {
     // A port nothing listens on: bind one, then close it.
     let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var addr = sockaddr_in()
@@ -166,22 +168,22 @@ if only == nil || onlyParts.contains("outbox") {
 }
 
 // MARK: 4b. what the search index costs those two rows (SearchIndexCost.swift)
-if only == nil || onlyParts.contains("indexcost") { searchIndexCostMeasures() }
+if runs("indexcost") { searchIndexCostMeasures() }
 
 // MARK: 5. history: server pages from a million messages, offline history from a million cached (History.swift)
 
-if only == nil || onlyParts.contains("history") { historyMeasures() }
+if runs("history") { historyMeasures() }
 
 // MARK: 5b. search (issue 18): Search.swift
 
-if only == nil || onlyParts.contains("search") {
+if runs("search") {
     let (searchAPI, _, searchHome) = makeUser("sara")
     let (_, tom, _) = makeUser("tom")
     let searched = try! searchAPI.openDirect(with: tom.email).conversation.id
     SearchBench(nexusctl: nexusctl, baseEnv: baseEnv, url: url, report: { report($0, $1, target: $2, ok: $3) })
         .run(api: searchAPI, conversation: searched, home: searchHome)
 }
-if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], only == nil || onlyParts.contains("search") {
+if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], runs("search") {
     let pgServer = startPostgresServer(postgres, database: "bench_search")
     let (searchAPI, _, searchHome) = makeUser("pg-sara", server: pgServer.url)
     let (_, tom, _) = makeUser("pg-tom", server: pgServer.url)
@@ -194,7 +196,7 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
 
 // MARK: 6. conversations: one user in 10,000 of them
 
-if only == nil || onlyParts.contains("convos") {
+if runs("convos") {
     let (frankAPI, _, frankHome) = makeUser("frank")
     let pool = (0..<4).map { makeUser("pool\($0)").1.email }
     let fillStart = now()
@@ -263,7 +265,7 @@ if only == nil || onlyParts.contains("convos") {
 
 // MARK: 7. replicas on PostgreSQL (bench.sh runs nexus-bench beside a throwaway cluster)
 
-if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], only == nil || onlyParts.contains("replicas") {
+if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], runs("replicas") {
     let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "/usr/bin/psql"
     guard reap(spawn(psql, ["-q", postgres, "-c", "CREATE DATABASE bench"], env: baseEnv)).status == 0 else { fatalError("CREATE DATABASE failed") }
     var database = URLComponents(string: postgres)!
@@ -291,10 +293,10 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], on
 
 // MARK: webhooks (Webhooks.swift; NEXUS_BENCH_ONLY=webhooks for these alone)
 
-if only == nil || onlyParts.contains("webhooks") { webhookMeasures() }
+if runs("webhooks") { webhookMeasures() }
 
 // MARK: 10,000 live tails (LiveTails.swift; NEXUS_BENCH_ONLY=tails)
-if only == nil || onlyParts.contains("tails") { liveTailsMeasures() }
+if runs("tails") { liveTailsMeasures() }
 
 // MARK: 7b. synchronous replication's cost (failover-bench.sh gives the databases; Synchronous.swift)
 
@@ -305,7 +307,7 @@ if onlyParts.contains("synchronous"), let syncDB = ProcessInfo.processInfo.envir
 
 // MARK: attachments (Attachments.swift)
 
-if only == nil || onlyParts.contains("attachments") {
+if runs("attachments") {
     attachmentMeasures()
 }
 
@@ -328,13 +330,13 @@ stopServer(server)
 
 // MARK: HTTPS, against the plain rows above (HTTPS.swift)
 
-if only == nil || onlyParts.contains("https") {
+if runs("https") {
     httpsMeasures()
 }
 
 // MARK: make dist's static binaries and packages (Dist.swift)
 
-if only == nil || onlyParts.contains("dist") {
+if runs("dist") {
     distMeasures()
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// `search --offline` reads only the `text` value of each cached line before it decodes one
@@ -29,8 +29,9 @@ struct LocalSearchTests {
         ]
     }()
 
-    @Test(arguments: ["cafe", "cafe*", #""at noon""#, "lunch cafe", "cafe -lunch", "said", "noon", "text", "png", "club"])
-    func findsWhatDecodingEveryLineFinds(_ text: String) throws {
+    /// Each query on one thread, and with the cache cut in two halves read at once.
+    @Test(arguments: ["cafe", "cafe*", #""at noon""#, "lunch cafe", "cafe -lunch", "said", "noon", "text", "png", "club"], [Int.max, 0])
+    func findsWhatDecodingEveryLineFinds(_ text: String, halvesFrom: Int) throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-local-search-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: home) }
         let profile = Profile(name: "t", home: home)
@@ -39,8 +40,33 @@ struct LocalSearchTests {
         let query = try SearchQuery(parsing: text)
         var filter = SearchFilter()
         filter.limit = 100
-        let found = try LocalSearch(profile: profile).search(query, filter: filter, senderIds: nil).hits.map(\.message.id)
+        let found = try LocalSearch(profile: profile).search(query, filter: filter, senderIds: nil, halvesFrom: halvesFrom).hits.map(\.message.id)
         let expected = Self.messages.filter { SearchMatch(query, text: $0.text).matches }.map(\.id).sorted(by: >)
         #expect(found == expected, "query \(text)")
+    }
+
+    /// Cut anywhere, the two halves of a file hold each of its lines once: a line belongs to
+    /// the half it starts in, and a torn last line to neither.
+    @Test func halvesOfAFileHoldEachLineOnce() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-lines-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let lines = ["a", "", "bb", "ccc", "", "", "dddd", "e"]
+        let bytes = Array((lines.joined(separator: "\n") + "\ntorn").utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        func read(_ part: FilePart) throws -> [String] {
+            var out: [String] = []
+            try LocalSearch.lines(of: part.path, from: part.from, to: part.to) { out.append(String(decoding: $0, as: UTF8.self)) }
+            return out
+        }
+        for cut in 0...bytes.count {
+            let whole = try read(FilePart(path: path, from: 0, to: cut)) + read(FilePart(path: path, from: cut))
+            #expect(whole == lines, "cut at \(cut)")
+        }
+        // Three files of 10, 4 and 6 bytes: the middle (10) falls between the first two.
+        let cut = LocalSearch.halves(of: [("a", 10), ("b", 4), ("c", 6)], from: 20)
+        #expect(cut == [[FilePart(path: "a")], [FilePart(path: "b"), FilePart(path: "c")]])
+        let crossing = LocalSearch.halves(of: [("a", 4), ("b", 10), ("c", 6)], from: 20)
+        #expect(crossing == [[FilePart(path: "a"), FilePart(path: "b", to: 6)], [FilePart(path: "b", from: 6), FilePart(path: "c")]])
+        #expect(LocalSearch.halves(of: [("a", 4), ("b", 10)], from: 15) == [[FilePart(path: "a"), FilePart(path: "b")]])
     }
 }

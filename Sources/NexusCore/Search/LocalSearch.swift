@@ -22,24 +22,43 @@ public struct LocalSearch {
 
     /// `senderIds` are the `from` filter's people as the cache knows them; nil for anyone.
     public func search(_ query: SearchQuery, filter: SearchFilter, senderIds: Set<Int64>?) throws(StoreError) -> SearchResponse {
+        try search(query, filter: filter, senderIds: senderIds, halvesFrom: Self.halvesFromBytes)
+    }
+
+    /// `halvesFrom`: the cached bytes from which the files are read in two halves at once.
+    func search(_ query: SearchQuery, filter: SearchFilter, senderIds: Set<Int64>?, halvesFrom: Int) throws(StoreError) -> SearchResponse {
         let wanted = Set(filter.conversations)
-        let prefilter = LinePrefilter(query)
-        var found: [Message] = []
-        var beforeId = Int64.max
-        if case .before(let id) = filter.page, !filter.rank { beforeId = id }
-        let decoder = JSONDecoder()
+        var files: [(path: String, size: Int)] = []
         for conversationId in cache.conversations() where wanted.isEmpty || wanted.contains(conversationId) {
-            for segment in try cache.segments(conversationId) {
-                try Self.lines(of: segment.path) { line in
-                    guard prefilter.mayMatch(line), let m = try? decoder.decode(Message.self, from: Data(buffer: line)) else { return }
-                    guard m.id < beforeId, senderIds?.contains(m.senderId) ?? true else { return }
-                    if let after = filter.after, m.sentAt < after { return }
-                    if let before = filter.before, m.sentAt >= before { return }
-                    guard SearchMatch(query, text: m.text).matches else { return }
-                    found.append(m)
-                }
-            }
+            files += try cache.segments(conversationId).map { ($0.path, $0.size) }
         }
+        let prefilter = LinePrefilter(query)
+        let beforeId: Int64 = if case .before(let id) = filter.page, !filter.rank { id } else { .max }
+        func scan(_ share: [FilePart]) -> Result<[Message], StoreError> {
+            var found: [Message] = []
+            let decoder = JSONDecoder()
+            do {
+                for part in share {
+                    try Self.lines(of: part.path, from: part.from, to: part.to) { line in
+                        guard prefilter.mayMatch(line), let m = try? decoder.decode(Message.self, from: Data(buffer: line)) else { return }
+                        guard m.id < beforeId, senderIds?.contains(m.senderId) ?? true else { return }
+                        if let after = filter.after, m.sentAt < after { return }
+                        if let before = filter.before, m.sentAt >= before { return }
+                        guard SearchMatch(query, text: m.text).matches else { return }
+                        found.append(m)
+                    }
+                }
+            } catch {
+                return .failure(error)
+            }
+            return .success(found)
+        }
+        // A large cache is scanned in two halves, the second on a thread of its own.
+        let shares = Self.halves(of: files, from: halvesFrom)
+        let second = shares.count > 1 ? BackgroundWork.start { scan(shares[1]) } : nil
+        let first = scan(shares[0])
+        let rest = shares.count < 2 ? .success([]) : second?.join() ?? scan(shares[1])
+        var found = try first.get() + rest.get()
         // A message cached twice (a copied-in file) counts once.
         var seen = Set<Int64>()
         found = found.sorted { $0.id > $1.id }.filter { seen.insert($0.id).inserted }
@@ -51,41 +70,6 @@ public struct LocalSearch {
         }
         return SearchResults.newest(Array(found.prefix(filter.limit + 1)), query: query, limit: filter.limit)
     }
-
-    /// Calls `body` with each complete line of the file, reading 1 MiB at a time into one
-    /// buffer (grown only for a longer line), lines found with memchr.
-    static func lines(of path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(StoreError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return }  // gone since it was listed (a prune): nothing to find
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var filled = 0
-        while true {
-            if filled == buffer.count { buffer += repeatElement(0, count: buffer.count) }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(path: path, reason: "can't read: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            filled += n
-            let consumed = buffer.withUnsafeBufferPointer { all -> Int in
-                let base = all.baseAddress!
-                var start = 0
-                while start < filled, let nl = memchr(base + start, 10, filled - start) {
-                    let end = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(nl))
-                    body(UnsafeBufferPointer(start: base + start, count: end - start))
-                    start = end + 1
-                }
-                return start
-            }
-            if consumed > 0 {
-                buffer.withUnsafeMutableBytes { _ = memmove($0.baseAddress!, $0.baseAddress! + consumed, filled - consumed) }
-                filled -= consumed
-            }
-        }
-        // A torn last line without its newline is not a message yet.
-    }
 }
 
 /// A cheap test of a raw cache line before it is decoded. A line of plain ASCII folds
@@ -93,31 +77,66 @@ public struct LocalSearch {
 /// any case, as whole words (a prefix term's last token at a word's start only); a line
 /// with other bytes (accents, escapes) may fold to anything and is always decoded.
 struct LinePrefilter {
-    private let needles: [(bytes: [UInt8], wholeWord: Bool, startOfWord: Bool)]
+    /// An ASCII token is letters and digits (SearchText.tokens), so in ASCII text it is
+    /// found as one of the text's words: equal to it, or its start for a prefix term.
+    private let words: [(bytes: [UInt8], prefix: Bool)]
+    /// Terms matched as a substring (SearchText.needsSubstring), anywhere in the text.
+    private let substrings: [[UInt8]]
 
     init(_ query: SearchQuery) {
-        var needles: [(bytes: [UInt8], wholeWord: Bool, startOfWord: Bool)] = []
+        var words: [(bytes: [UInt8], prefix: Bool)] = []
+        var substrings: [[UInt8]] = []
         for term in query.required {
             if let raw = term.substring {
-                if raw.utf8.allSatisfy({ $0 < 0x80 }) { needles.append((Array(raw.utf8), false, false)) }
+                if raw.utf8.allSatisfy({ $0 < 0x80 }) { substrings.append(Array(raw.utf8)) }
                 continue
             }
             for (i, token) in term.tokens.enumerated() where token.utf8.allSatisfy({ $0 < 0x80 }) {
-                let last = i == term.tokens.count - 1
-                needles.append((Array(token.utf8), !(last && term.prefix), true))
+                words.append((Array(token.utf8), i == term.tokens.count - 1 && term.prefix))
             }
         }
-        self.needles = needles
+        // Past 64 words (a mask's bits), the rest are left to the decoder.
+        self.words = Array(words.prefix(64))
+        self.substrings = substrings
     }
 
     func mayMatch(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !needles.isEmpty else { return true }
+        guard !words.isEmpty || !substrings.isEmpty else { return true }
         guard let text = Self.text(of: line) else { return true }
-        for b in text where b >= 0x80 || b == UInt8(ascii: "\\") { return true }
-        return needles.allSatisfy { Self.contains(text, $0.bytes, wholeWord: $0.wholeWord, startOfWord: $0.startOfWord) }
+        // One pass over the text: its words, each compared with the words still missing,
+        // and any byte that sends the line to the decoder.
+        var missing: UInt64 = words.count == 64 ? .max : (1 << UInt64(words.count)) - 1
+        var i = 0
+        while i < text.count {
+            let b = text[i]
+            if b >= 0x80 || b == UInt8(ascii: "\\") { return true }
+            guard Self.isWordByte(b) else {
+                i += 1
+                continue
+            }
+            let start = i
+            repeat { i += 1 } while i < text.count && Self.isWordByte(text[i])
+            if missing != 0 { missing &= ~found(UnsafeBufferPointer(rebasing: text[start..<i]), among: missing) }
+        }
+        return missing == 0 && substrings.allSatisfy { Self.contains(text, $0) }
     }
 
-    private static let textKey = Array(#""text":""#.utf8)
+    /// The bits of the words in `among` that `word` is (or starts, for a prefix).
+    @inline(__always)
+    private func found(_ word: UnsafeBufferPointer<UInt8>, among: UInt64) -> UInt64 {
+        var bits: UInt64 = 0
+        for (k, w) in words.enumerated() where among & (1 << UInt64(k)) != 0 {
+            guard w.prefix ? word.count >= w.bytes.count : word.count == w.bytes.count else { continue }
+            var j = 0
+            while j < w.bytes.count && Self.lower(word[j]) == w.bytes[j] { j += 1 }
+            if j == w.bytes.count { bits |= 1 << UInt64(k) }
+        }
+        return bits
+    }
+
+    /// `"text":"` as an eight-byte load from memory gives it (a literal: a `static let` is
+    /// checked for its first use at every call).
+    private static var textKey: UInt64 { UInt64(littleEndian: 0x223A_2274_7865_7422) }
 
     /// The raw bytes of the line's `text` value, up to its first quote: a third of the line,
     /// and the only part a search matches. The first `"text":"` is that key: no other field of
@@ -126,16 +145,17 @@ struct LinePrefilter {
     /// sends the line to the decoder. Nil (decode it) when the key is missing.
     static func text(of line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         guard let base = line.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
         let quoteByte = Int32(UInt8(ascii: "\""))
         var at = 0
-        while at + textKey.count <= line.count {
-            guard let quote = memchr(base + at, quoteByte, line.count - at) else { return nil }
-            at = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(quote))
-            guard at + textKey.count <= line.count else { return nil }
-            if memcmp(base + at, textKey, textKey.count) == 0 {
-                let start = at + textKey.count
+        // Each quote's eight bytes compared as one word (a call to memcmp at each quote was a
+        // quarter of the scan).
+        while at + 8 <= line.count, let quote = memchr(base + at, quoteByte, line.count - 8 + 1 - at) {
+            at = raw.distance(to: UnsafeRawPointer(quote))
+            if raw.loadUnaligned(fromByteOffset: at, as: UInt64.self) == textKey {
+                let start = at + 8
                 guard let end = memchr(base + start, quoteByte, line.count - start) else { return nil }
-                return UnsafeBufferPointer(rebasing: line[start..<UnsafeRawPointer(base).distance(to: UnsafeRawPointer(end))])
+                return UnsafeBufferPointer(rebasing: line[start..<raw.distance(to: UnsafeRawPointer(end))])
             }
             at += 1
         }
@@ -143,17 +163,12 @@ struct LinePrefilter {
     }
 
     /// `needle` is lower case; the line's ASCII letters are compared lower-cased.
-    static func contains(_ line: UnsafeBufferPointer<UInt8>, _ needle: [UInt8], wholeWord: Bool, startOfWord: Bool) -> Bool {
+    static func contains(_ line: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
         guard let first = needle.first, line.count >= needle.count else { return needle.isEmpty }
-        let last = line.count - needle.count
-        var i = 0
-        while i <= last {
-            if lower(line[i]) == first && (!startOfWord || i == 0 || !isWordByte(line[i - 1])) {
-                var k = 1
-                while k < needle.count && lower(line[i + k]) == needle[k] { k += 1 }
-                if k == needle.count && (!wholeWord || i + k == line.count || !isWordByte(line[i + k])) { return true }
-            }
-            i += 1
+        for i in 0...(line.count - needle.count) where lower(line[i]) == first {
+            var k = 1
+            while k < needle.count && lower(line[i + k]) == needle[k] { k += 1 }
+            if k == needle.count { return true }
         }
         return false
     }

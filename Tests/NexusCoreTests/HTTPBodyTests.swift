@@ -74,4 +74,28 @@ struct HTTPBodyTests {
             try client.request("GET", "/v1/conversations")
         }
     }
+
+    /// A chunked answer (a proxy may send one), with a chunk extension and a trailer, is read
+    /// whole by `request` and passed on whole by `stream`.
+    @Test func aChunkedAnswerIsReadWholeByBothReaders() throws {
+        let body = Self.pattern(200_000)
+        var wire = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for (i, range) in [0..<1, 1..<70_000, 70_000..<200_000].enumerated() {
+            wire += Array("\(String(range.count, radix: 16))\(i == 1 ? ";name=value" : "")\r\n".utf8) + body[range] + Array("\r\n".utf8)
+        }
+        wire += Array("0\r\nX-Trailer: 1\r\n\r\n".utf8)
+        let pieces = [Array(wire[0..<5_000]), Array(wire[5_000..<100_000]), Array(wire[100_000...])]
+
+        let server = try ScriptedServer(pieces: pieces)
+        let response = try HTTPClient(address: ServerAddress(host: "127.0.0.1", port: server.port)).request("GET", "/v1/me")
+        #expect(response.status == 200)
+        #expect(response.body == body)
+
+        let streamed = try ScriptedServer(pieces: pieces)
+        var passed: [UInt8] = []
+        let head = try HTTPClient(address: ServerAddress(host: "127.0.0.1", port: streamed.port))
+            .stream("/v1/files/x", onHead: { _ in }, onBody: { passed += $0 })
+        #expect(head.status == 200)
+        #expect(passed == body)
+    }
 }

@@ -57,46 +57,61 @@ extension HTTPClient {
     }
 
     func readResponse(deadline: Int64) throws(HTTPClientError) -> HTTPResponse {
-        let statusLine = try readLine(deadline: deadline)
+        var response = try readHead { deadline }
+        if response.isChunked {
+            try readChunks { deadline } chunk: { size throws(HTTPClientError) in response.body += try readExactly(size, deadline: deadline) }
+        } else if let lengthText = response.header("Content-Length") {
+            guard let length = Int(lengthText), length >= 0 else { throw .malformedResponse("bad Content-Length") }
+            response.body = try readBody(length, deadline: deadline)
+        } else if response.status != 204 && response.status != 304 && !(100..<200).contains(response.status) {
+            while try fill(deadline: deadline) {}
+            response.body = Array(buffer[bufferStart...])
+            bufferStart = buffer.count
+            close()
+        }
+        forgetReadBytes()
+        return response
+    }
+
+    /// An answer's status line and headers; its body is still to read. `deadline` is asked
+    /// before each line.
+    func readHead(deadline: () -> Int64) throws(HTTPClientError) -> HTTPResponse {
+        let statusLine = try readLine(deadline: deadline())
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
             throw .malformedResponse("bad status line")
         }
         var headers: [(String, String)] = []
         while true {
-            let line = try readLine(deadline: deadline)
+            let line = try readLine(deadline: deadline())
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: ":") else { throw .malformedResponse("bad header line") }
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingSpaces()
-            headers.append((name, value))
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingSpaces()))
         }
-        var response = HTTPResponse(status: status, headers: headers, body: [])
-        if let te = response.header("Transfer-Encoding"), te.lowercased().contains("chunked") {
-            while true {
-                let sizeLine = try readLine(deadline: deadline)
-                let hex = sizeLine.split(separator: ";").first.map(String.init)?.trimmingSpaces() ?? ""
-                guard let size = Int(hex, radix: 16) else { throw .malformedResponse("bad chunk size") }
-                if size == 0 {
-                    while try !readLine(deadline: deadline).isEmpty {}
-                    break
-                }
-                response.body += try readExactly(size, deadline: deadline)
-                _ = try readLine(deadline: deadline)
+        return HTTPResponse(status: status, headers: headers, body: [])
+    }
+
+    /// A chunked body: `chunk` reads each chunk's bytes, given their count; then the last
+    /// chunk and the trailers are read past.
+    func readChunks(deadline: () -> Int64, chunk: (Int) throws(HTTPClientError) -> Void) throws(HTTPClientError) {
+        while true {
+            let sizeLine = try readLine(deadline: deadline())
+            let hex = sizeLine.split(separator: ";").first.map(String.init)?.trimmingSpaces() ?? ""
+            guard let size = Int(hex, radix: 16) else { throw .malformedResponse("bad chunk size") }
+            if size == 0 {
+                while try !readLine(deadline: deadline()).isEmpty {}
+                return
             }
-        } else if let lengthText = response.header("Content-Length") {
-            guard let length = Int(lengthText), length >= 0 else { throw .malformedResponse("bad Content-Length") }
-            response.body = try readBody(length, deadline: deadline)
-        } else if status != 204 && status != 304 && !(100..<200).contains(status) {
-            while try fill(deadline: deadline) {}
-            response.body = Array(buffer[bufferStart...])
-            bufferStart = buffer.count
-            close()
+            try chunk(size)
+            _ = try readLine(deadline: deadline())
         }
+    }
+
+    /// Empties the buffer once everything in it was read, so it does not grow.
+    func forgetReadBytes() {
         if bufferStart == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             bufferStart = 0
         }
-        return response
     }
 }

@@ -21,20 +21,8 @@ extension HTTPClient {
         }
         do throws(HTTPClientError) {
             let deadline = { monotonicMs() + Int64(timeoutMs) }
-            let statusLine = try readLine(deadline: deadline())
-            let parts = statusLine.split(separator: " ", maxSplits: 2)
-            guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
-                throw HTTPClientError.malformedResponse("bad status line")
-            }
-            var headers: [(String, String)] = []
-            while true {
-                let line = try readLine(deadline: deadline())
-                if line.isEmpty { break }
-                guard let colon = line.firstIndex(of: ":") else { throw HTTPClientError.malformedResponse("bad header line") }
-                headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingSpaces()))
-            }
-            var response = HTTPResponse(status: status, headers: headers, body: [])
-            guard (200..<300).contains(status) else {
+            var response = try readHead(deadline: deadline)
+            guard (200..<300).contains(response.status) else {
                 if let length = response.header("Content-Length").flatMap({ Int($0) }), length >= 0, length <= 1 << 20 {
                     response.body = try readBody(length, deadline: deadline())
                 } else {
@@ -43,28 +31,15 @@ extension HTTPClient {
                 return response
             }
             try onHead(response)
-            if let te = response.header("Transfer-Encoding"), te.lowercased().contains("chunked") {
-                while true {
-                    let sizeLine = try readLine(deadline: deadline())
-                    let hex = sizeLine.split(separator: ";").first.map(String.init)?.trimmingSpaces() ?? ""
-                    guard let size = Int(hex, radix: 16) else { throw HTTPClientError.malformedResponse("bad chunk size") }
-                    if size == 0 {
-                        while try !readLine(deadline: deadline()).isEmpty {}
-                        break
-                    }
-                    try pass(size, deadline: deadline, onBody)
-                    _ = try readLine(deadline: deadline())
-                }
+            if response.isChunked {
+                try readChunks(deadline: deadline) { size throws(HTTPClientError) in try pass(size, deadline: deadline, onBody) }
             } else if let lengthText = response.header("Content-Length") {
                 guard let length = Int(lengthText), length >= 0 else { throw HTTPClientError.malformedResponse("bad Content-Length") }
                 try pass(length, deadline: deadline, onBody)
             } else {
                 throw HTTPClientError.malformedResponse("a download needs Content-Length or chunked encoding")
             }
-            if bufferStart == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-                bufferStart = 0
-            }
+            forgetReadBytes()
             return response
         } catch {
             close()

@@ -7,6 +7,8 @@ public struct HTTPResponse: Sendable {
         let lower = name.lowercased()
         return headers.first { $0.0.lowercased() == lower }?.1
     }
+
+    var isChunked: Bool { header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false }
 }
 
 public enum HTTPClientError: Error, Equatable, CustomStringConvertible {

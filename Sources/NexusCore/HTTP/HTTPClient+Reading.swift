@@ -19,10 +19,14 @@ extension HTTPClient {
         }
     }
 
+    /// The most bytes of a stated length taken at their word: room for them is made before
+    /// they come. A larger length (a broken or hostile server) grows as the bytes arrive.
+    static let believedBodyBytes = 64 << 20
+
     func readExactly(_ count: Int, deadline: Int64) throws(HTTPClientError) -> ArraySlice<UInt8> {
-        // Room for all of it at once (up to 64 MiB): a body of megabytes grown 64 KiB at a
-        // time was copied a dozen times.
-        if buffer.count - bufferStart < count { buffer.reserveCapacity(bufferStart + min(count, 64 << 20)) }
+        // Room for all of it at once: a body of megabytes grown 64 KiB at a time was copied a
+        // dozen times.
+        if buffer.count - bufferStart < count { buffer.reserveCapacity(bufferStart + min(count, Self.believedBodyBytes)) }
         while buffer.count - bufferStart < count {
             guard try fill(deadline: deadline) else { throw .connectionLost("the answer was cut short") }
         }
@@ -33,9 +37,9 @@ extension HTTPClient {
 
     /// A body of `length` bytes, read from the socket straight into an array of its own: a
     /// body of megabytes (the conversation list) was read into the buffer, then copied out.
-    /// A length past 64 MiB is not believed up front; it grows as it comes.
+    /// A length past `believedBodyBytes` grows as it comes, in the buffer.
     func readBody(_ length: Int, deadline: Int64) throws(HTTPClientError) -> [UInt8] {
-        guard length <= 64 << 20 else { return Array(try readExactly(length, deadline: deadline)) }
+        guard length <= Self.believedBodyBytes else { return Array(try readExactly(length, deadline: deadline)) }
         let buffered = min(length, buffer.count - bufferStart)
         var failure: HTTPClientError?
         let body = [UInt8](unsafeUninitializedCapacity: length) { raw, count in

@@ -54,8 +54,7 @@ extension HTTPClient {
         var left = count
         while left > 0 {
             if bufferStart == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-                bufferStart = 0
+                forgetReadBytes()
                 guard try fill(deadline: deadline()) else { throw .connectionLost("the download was cut short") }
             }
             let n = min(left, buffer.count - bufferStart)

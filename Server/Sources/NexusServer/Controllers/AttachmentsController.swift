@@ -138,11 +138,18 @@ struct AttachmentsController {
         headers[Self.shaHeader] = attachment.sha256
         let store = self.store
         let sender = message.senderId
+        let loop = context.channel?.eventLoop
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody(contentLength: Int(upload.size)) { writer in
                 try await store.read(user: sender, sha256: attachment.sha256, range: 0..<upload.size) { piece in
                     try await writer.write(piece)
+                    // A write from off the channel's loop reaches it later, and so does the
+                    // news that the socket is full: meanwhile the next writes went through,
+                    // and a busy host held tens of 256 KiB pieces (nexusd's peak over a 1 GiB
+                    // download, issue 19). Once the loop has taken this write, the next one
+                    // waits for the socket.
+                    try await loop?.submit {}.get()
                 }
                 try await writer.finish(nil)
             })

@@ -57,13 +57,16 @@ enum AttachmentColumn {
 }
 
 /// Pieces of a request body gathered into writes of about `size` bytes: fewer, larger
-/// writes (and database rows), while memory stays bounded.
+/// writes (and database rows), while memory stays bounded. A buffer once written is given
+/// back (`recycle`) and gathers the next write: a fresh one for each took a 1 or 2 MiB
+/// allocation a write, whose space glibc kept in the arenas of the threads that freed them.
 struct PieceGatherer {
     let size: Int
     /// Capacity beyond `size` for the piece that crosses it, which otherwise doubles the
     /// buffer: PostgreSQL's 2 MiB rows each took a 4 MiB allocation.
     let room: Int
     var buffer: ByteBuffer
+    private var spare: ByteBuffer?
 
     init(size: Int = 1 << 20, room: Int = 0) {
         self.size = size
@@ -71,18 +74,28 @@ struct PieceGatherer {
         self.buffer = ByteBufferAllocator().buffer(capacity: size + room)
     }
 
-    /// Adds `piece`; returns a full buffer to write, if one filled up.
-    mutating func add(_ piece: inout ByteBuffer) -> ByteBuffer? {
+    /// Adds `piece`; true once a write's worth is gathered (`take` it).
+    mutating func add(_ piece: inout ByteBuffer) -> Bool {
         buffer.writeBuffer(&piece)
-        guard buffer.readableBytes >= size else { return nil }
-        return take()
+        return buffer.readableBytes >= size
     }
 
+    /// What is gathered, to write; nil when nothing is.
     mutating func take() -> ByteBuffer? {
         guard buffer.readableBytes > 0 else { return nil }
         let full = buffer
-        buffer = ByteBufferAllocator().buffer(capacity: size + room)
+        if var spare = spare.take() {
+            spare.clear()
+            buffer = spare
+        } else {
+            buffer = ByteBufferAllocator().buffer(capacity: size + room)
+        }
         return full
+    }
+
+    /// `written`, a buffer `take` gave, once nothing else holds it: the next one gathers into it.
+    mutating func recycle(_ written: ByteBuffer) {
+        spare = written
     }
 }
 

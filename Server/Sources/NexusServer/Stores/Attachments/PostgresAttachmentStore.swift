@@ -39,21 +39,29 @@ struct PostgresAttachmentStore: AttachmentStore {
         var written: Int64 = 0
         var read: Int64 = 0
         var failure: (any Error)?
-        // One row's INSERT runs while the next row arrives and is hashed.
-        var inFlight: Task<Void, any Error>?
+        // One row's INSERT runs while the next row arrives and is hashed; it gives its
+        // buffer back for the row after that.
+        var inFlight: Task<ByteBuffer, any Error>?
         do {
             var gatherer = PieceGatherer(size: 2 << 20, room: 256 << 10)
             for try await var piece in body {
                 read += Int64(piece.readableBytes)
                 if written + Int64(piece.readableBytes) + Int64(gatherer.buffer.readableBytes) > limit { throw UploadOverflow() }
                 observe(piece)
-                if let full = gatherer.add(&piece) {
-                    try await inFlight?.value
-                    inFlight = Task { [self, at = offset + written] in try await insert(user, sha256, at: at, full) }
+                if gatherer.add(&piece) {
+                    if let row = inFlight {
+                        inFlight = nil
+                        gatherer.recycle(try await row.value)
+                    }
+                    guard let full = gatherer.take() else { continue }
+                    inFlight = Task { [self, at = offset + written] in
+                        try await insert(user, sha256, at: at, full)
+                        return full
+                    }
                     written += Int64(full.readableBytes)
                 }
             }
-            try await inFlight?.value
+            _ = try await inFlight?.value
             inFlight = nil
             if let rest = gatherer.take() {
                 try await insert(user, sha256, at: offset + written, rest)

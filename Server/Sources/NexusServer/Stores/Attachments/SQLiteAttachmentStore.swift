@@ -58,10 +58,11 @@ struct SQLiteAttachmentStore: AttachmentStore {
                 read += Int64(piece.readableBytes)
                 if written + Int64(piece.readableBytes) + Int64(gatherer.buffer.readableBytes) > limit { throw UploadOverflow() }
                 observe(piece)
-                if let full = gatherer.add(&piece) {
+                if gatherer.add(&piece), let full = gatherer.take() {
                     let at = offset + written
                     try await blocking { try FileIO.write(file, full, at: at) }
                     written += Int64(full.readableBytes)
+                    gatherer.recycle(full)
                 }
             }
             if let rest = gatherer.take() {

@@ -23,7 +23,9 @@ let package = Package(
         .target(name: "CNexusBuild", cSettings: [.define("NEXUS_COMMIT", to: "\"\(commit)\"")]),
         .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore", "LibC"]),
-        .executableTarget(name: "nexusctl", dependencies: ["NexusCLI", "LibC"]),
+        // glibc's malloc set for short-lived commands, from nexusctl's first line.
+        .target(name: "CMallocTuning"),
+        .executableTarget(name: "nexusctl", dependencies: ["NexusCLI", "LibC", "CMallocTuning"]),
         // The test runner ignores SIGPIPE from its first instruction (ignore_sigpipe.c).
         .target(name: "TestProcess", path: "Tests/TestProcess"),
         .testTarget(name: "NexusCoreTests", dependencies: ["NexusCore", "TestProcess"]),

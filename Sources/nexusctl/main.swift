@@ -1,5 +1,8 @@
+import CMallocTuning
 import LibC
 import NexusCLI
+
+nexus_malloc_tune_for_commands()
 
 // A parent may hand down a signal mask that blocks these (a libdispatch worker thread
 // does); `tail -f` must still stop when it is told to.

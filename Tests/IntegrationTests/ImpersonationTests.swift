@@ -99,7 +99,7 @@ struct ImpersonationTests {
         let data = try makeTempDir("xdg")
         let folder = data + "/nexusd"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        FileManager.default.createFile(atPath: folder + "/nexus.sqlite", contents: nil, attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: folder + "/nexus.sqlite", contents: nil, attributes: [.posixPermissions: 0o644])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", #"umask 022; exec "$0" --listen 127.0.0.1:0 --bcrypt-cost 4"#, Binaries.nexusd]

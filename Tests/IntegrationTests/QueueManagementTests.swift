@@ -254,8 +254,8 @@ final class Spawned {
         let folder = try makeTempDir("spawned")
         outPath = folder + "/out"
         errPath = folder + "/err"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
         process.arguments = args
         process.environment = user.environment

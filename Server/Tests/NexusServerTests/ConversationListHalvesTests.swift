@@ -82,7 +82,7 @@ struct ConversationListHalvesTests {
         let cleanUp: @Sendable () -> Void = { try? FileManager.default.removeItem(at: folder) }
         let db = try await SQLiteDatabase.open(path: folder.appendingPathComponent("nexus.sqlite").path, logger: Logger(label: "test"))
         try await db.migrate()
-        try await db.writer.perform(multiStatement: true) { c in
+        _ = try await db.writer.perform(multiStatement: true) { c in
             for name in ["alice", "bob"] {
                 _ = try await c.query(
                     "INSERT INTO users (email, display_name, password_hash, created_at) VALUES (?, ?, 'x', 0)",

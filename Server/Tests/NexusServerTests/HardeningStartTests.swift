@@ -83,7 +83,7 @@ struct DatabaseFileTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = folder + "/nexus.sqlite"
         for suffix in ["", "-wal"] {
-            FileManager.default.createFile(atPath: path + suffix, contents: nil, attributes: [.posixPermissions: 0o644])
+            _ = FileManager.default.createFile(atPath: path + suffix, contents: nil, attributes: [.posixPermissions: 0o644])
         }
         try DatabaseFiles.prepare(path: path, ownFolder: true)
         func mode(_ p: String) throws -> Int { (try FileManager.default.attributesOfItem(atPath: p)[.posixPermissions] as? Int) ?? -1 }

@@ -22,7 +22,7 @@ struct ConversationListHalvesTests {
         let writing = Task {
             var commits = 0
             while !Task.isCancelled {
-                try await db.writer.perform { try await $0.query("UPDATE conversations SET last_seq = last_seq + 1") }
+                _ = try await db.writer.perform { try await $0.query("UPDATE conversations SET last_seq = last_seq + 1") }
                 commits += 1
             }
             return commits
@@ -57,7 +57,7 @@ struct ConversationListHalvesTests {
         let writerThread = db.writerThread
         let hold = try #require(await Self.onThread { WriterHold.take(writerThread, patience: .seconds(5)) })
         let write = Task {
-            try await db.writer.perform { try await $0.query("UPDATE conversations SET name = 'written'") }
+            _ = try await db.writer.perform { try await $0.query("UPDATE conversations SET name = 'written'") }
             return Date()
         }
         let second = await Self.onThread { WriterHold.take(writerThread, patience: .milliseconds(200)) }
@@ -70,7 +70,7 @@ struct ConversationListHalvesTests {
         let names = try await db.read("SELECT name FROM conversations").map { $0.column("name")?.string }
         #expect(names == ["written"])
         // The abandoned hold's job returned at once: the writer goes on.
-        try await db.writer.perform { try await $0.query("UPDATE conversations SET name = 'again'") }
+        _ = try await db.writer.perform { try await $0.query("UPDATE conversations SET name = 'again'") }
         try await db.close()
     }
 

@@ -64,8 +64,7 @@ extension HTTPClient {
         var response = try readHead { deadline }
         if response.isChunked {
             try readChunks { deadline } chunk: { size throws(HTTPClientError) in response.body += try readExactly(size, deadline: deadline) }
-        } else if let lengthText = response.header("Content-Length") {
-            guard let length = Int(lengthText), length >= 0 else { throw .malformedResponse("bad Content-Length") }
+        } else if let length = try response.contentLength() {
             response.body = try readBody(length, deadline: deadline)
         } else if response.status != 204 && response.status != 304 && !(100..<200).contains(response.status) {
             while try fill(deadline: deadline) {}

@@ -33,8 +33,7 @@ extension HTTPClient {
             try onHead(response)
             if response.isChunked {
                 try readChunks(deadline: deadline) { size throws(HTTPClientError) in try pass(size, deadline: deadline, onBody) }
-            } else if let lengthText = response.header("Content-Length") {
-                guard let length = Int(lengthText), length >= 0 else { throw HTTPClientError.malformedResponse("bad Content-Length") }
+            } else if let length = try response.contentLength() {
                 try pass(length, deadline: deadline, onBody)
             } else {
                 throw HTTPClientError.malformedResponse("a download needs Content-Length or chunked encoding")

@@ -9,6 +9,13 @@ public struct HTTPResponse: Sendable {
     }
 
     var isChunked: Bool { header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false }
+
+    /// The body's stated length; nil when none is stated.
+    func contentLength() throws(HTTPClientError) -> Int? {
+        guard let text = header("Content-Length") else { return nil }
+        guard let length = Int(text), length >= 0 else { throw .malformedResponse("bad Content-Length") }
+        return length
+    }
 }
 
 public enum HTTPClientError: Error, Equatable, CustomStringConvertible {

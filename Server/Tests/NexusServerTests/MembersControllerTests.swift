@@ -95,6 +95,66 @@ struct MembersControllerTests {
         }
     }
 
+    /// A removal that lands while a poll of the group is between its access check and its
+    /// wait ends the poll with the non-member's 404 at once. Such a poll was refused as a
+    /// reset database's (its cursor's event checked as the viewer's, who was no longer in
+    /// the group), or, with that mended, slept its whole wait: its feed no longer held the
+    /// group, and the removal had woken it before it waited.
+    ///
+    /// The poll's cursor check queues on the feed's reader behind other reads, and the
+    /// removal commits meanwhile (the writer is another connection).
+    @Test func aRemovalDuringAPollsChecksEndsItAtOnce() async throws {
+        try await withServer { api in
+            let (alice, bob, carol, _, id) = try await group(api)
+            for n in 0..<600 { try await api.send(alice.token, to: id, localId: "m\(n)") }
+            let clock = ContinuousClock()
+            for round in 0..<4 {
+                let start = try await api.sync(carol.token, query: "conversation=\(id)&last=0")
+                let check = try #require(start.cursorCheck)
+                // Pages of 500 events at 30 cursors: 30 reads, not one shared.
+                let busy = (0..<30).map { after in Task { try await api.call(.get, "/v1/sync?after=\(after)", token: bob.token) } }
+                try await Task.sleep(for: .milliseconds(2))
+                let poll = Task {
+                    try await api.call(.get, "/v1/sync?conversation=\(id)&after=\(start.cursor)&check=\(check)&wait=5", token: carol.token)
+                }
+                try await Task.sleep(for: .milliseconds(2))
+                let removed = try await change(
+                    api, alice.token, "/v1/conversations/\(id)/members/remove", MembershipRequest(localId: "x\(round)", emails: ["carol@example.com"]))
+                #expect(removed.status == .created, "\(removed.text)")
+                let removedAt = clock.now
+                let answer = try await poll.value
+                let late = clock.now - removedAt
+                #expect(answer.status == .notFound && answer.text.contains("\"not_found\""), "round \(round): \(answer.status) \(answer.text)")
+                #expect(late < .seconds(2), "round \(round): the poll answered \(late) after the removal")
+                for read in busy { _ = try await read.value }
+                _ = try await change(
+                    api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "a\(round)", emails: ["carol@example.com"]))
+            }
+        }
+    }
+
+    /// A whole-feed cursor on an event of a group its viewer was removed from, or left, is
+    /// still this history's: the next poll goes on from it. It was refused as a restored or
+    /// reset database's, and `tail -f` started again from the newest messages, repeating them.
+    @Test func aCursorOnAGroupItsViewerLeftIsStillThisHistorys() async throws {
+        try await withServer { api in
+            let (alice, _, carol, dave, id) = try await group(api)
+            _ = try await change(api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "a1", emails: ["dave@example.com"]))
+            try await api.send(alice.token, to: id, localId: "m1")
+            let carolAt = try await api.sync(carol.token, query: "after=0")
+            let daveAt = try await api.sync(dave.token, query: "after=0")
+            _ = try await change(api, alice.token, "/v1/conversations/\(id)/members/remove", MembershipRequest(localId: "x1", emails: ["carol@example.com"]))
+            _ = try await change(api, dave.token, "/v1/conversations/\(id)/leave", MembershipRequest(localId: "l1"))
+            for (who, at) in [(carol, carolAt), (dave, daveAt)] {
+                #expect(at.events.last?.message?.localId == "m1")
+                let check = try #require(at.cursorCheck)
+                let next = try await api.call(.get, "/v1/sync?after=\(at.cursor)&check=\(check)", token: who.token)
+                #expect(next.status == .ok, "\(who.user.email): \(next.text)")
+                #expect(next.status == .ok && (try? decode(SyncResponse.self, next))?.events.isEmpty == true)
+            }
+        }
+    }
+
     @Test func refusals() async throws {
         try await withServer { api in
             let (alice, bob, _, _, id) = try await group(api)

@@ -27,9 +27,9 @@ struct SyncController {
     /// Refuses a cursor that this database's history doesn't hold: past its head, or
     /// naming an event that isn't the one the cursor was made at (a restored or reset
     /// database reuses ids). Without `check`, a client of before checks, nothing is verified.
-    private func verify(after: Int64, check: String?, viewer: Int64, conversationId: Int64?) async throws {
+    private func verify(after: Int64, check: String?, conversationId: Int64?) async throws {
         guard let check, after > 0 else { return }
-        let found = try await feed.eventToCheck(viewer: viewer, id: after, conversationId: conversationId)
+        let found = try await feed.eventToCheck(id: after, conversationId: conversationId)
         guard let found, FeedCheck.of(found) == check else {
             throw APIError(
                 status: .gone, code: "unknown_cursor",
@@ -42,6 +42,10 @@ struct SyncController {
         let caller = try context.caller
         let me = caller.user
         let conversationId = try request.queryInt("conversation")
+        // Taken before the access check: a removal after the check moves it, so the wait
+        // below returns at once to the check after it, instead of holding a poll whose feed
+        // no longer holds the conversation.
+        var seen = services.notifier.version(of: me.id)
         if let conversationId {
             _ = try await Self.apart { [services] in try await services.members(of: conversationId, caller: caller, for: .read) }
         } else {
@@ -70,7 +74,7 @@ struct SyncController {
         if let check, !FeedCheck.isWellFormed(check) {
             throw APIError.badRequest("check must be the cursorCheck or an event's check, as the server gave it.", code: "invalid_query")
         }
-        try await Self.apart { [self] in try await verify(after: after, check: check, viewer: me.id, conversationId: conversationId) }
+        try await Self.apart { [self] in try await verify(after: after, check: check, conversationId: conversationId) }
         let wait = try request.queryInt("wait") ?? 0
         guard (0...Int64(Limits.maxSyncWaitSeconds)).contains(wait) else {
             throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
@@ -92,7 +96,6 @@ struct SyncController {
         let key = SharedFeedReads.Key(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
         let loop = ServingLoops.resumable(context.channel?.eventLoop)
         while true {
-            let seen = services.notifier.version(of: me.id)
             let page = try await reads.page(key, version: seen) { [self] in
                 try await self.page(viewer: me.id, after: after, conversationId: conversationId)
             }
@@ -113,6 +116,7 @@ struct SyncController {
             }
             // A graceful shutdown wakes it (FeedNotifier.shutDownWithServer).
             await services.notifier.wait(user: me.id, seen: seen, timeout: remaining, on: loop)
+            seen = services.notifier.version(of: me.id)
             // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
             if let conversationId {
                 _ = try await Self.apart { [services] in try await services.members(of: conversationId, viewer: me.id) }
@@ -123,7 +127,7 @@ struct SyncController {
     /// The newest `count` message events and the feed's head (`last=N`).
     private func lastPage(viewer: Int64, conversationId: Int64?, count: Int, askedPresence: String?) async throws -> Response {
         let (events, head) = try await feed.lastMessageEvents(viewer: viewer, conversationId: conversationId, count: count)
-        let headEvent = events.last?.id == head ? events.last : try await feed.eventToCheck(viewer: viewer, id: head, conversationId: conversationId)
+        let headEvent = events.last?.id == head ? events.last : try await feed.eventToCheck(id: head, conversationId: conversationId)
         var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of))
         if let askedPresence {
             let snapshot = services.presenceSnapshot(of: try await contacts(of: viewer, conversationId: conversationId))

@@ -1,36 +1,22 @@
 import NexusCore
 
 /// Each user's feed: the events of their conversations, after a sync cursor.
-/// What a conversation event carries: the conversation as the viewer sees it, or only what
-/// FeedCheck reads (its id and creation time). Every long poll checks its cursor, and one
-/// that sits on a group's creation would otherwise read all its members (1,000 in a big group).
-enum FeedConversation {
-    case whole, forCheck
-}
-
 protocol FeedStore: Sendable {
     /// The viewer's feed after `after`, oldest first.
-    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int, carrying: FeedConversation) async throws -> [SyncEvent]
+    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent]
     /// The newest `count` message events of the viewer's feed and the feed's head cursor,
     /// read so that nothing falls between them.
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64)
-}
-
-extension FeedStore {
-    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
-        try await events(viewer: viewer, after: after, conversationId: conversationId, limit: limit, carrying: .whole)
-    }
-
-    /// The viewer's event `id` (scoped like the request), enough for its FeedCheck.
-    func eventToCheck(viewer: Int64, id: Int64, conversationId: Int64?) async throws -> SyncEvent? {
-        guard id > 0 else { return nil }
-        return try await events(viewer: viewer, after: id - 1, conversationId: conversationId, limit: 1, carrying: .forCheck)
-            .first.flatMap { $0.id == id ? $0 : nil }
-    }
+    /// Event `id` (in `conversationId`, when given) with what FeedCheck reads, whoever is in
+    /// its conversation now: a cursor stays this history's after its viewer left a group
+    /// whose event it sits on. A conversation event carries only the conversation's id and
+    /// creation time: every long poll checks its cursor, and one on a group's creation
+    /// would otherwise read all its members (1,000 in a big group).
+    func eventToCheck(id: Int64, conversationId: Int64?) async throws -> SyncEvent?
 }
 
 enum FeedRows {
-    /// A conversation as FeedCheck reads it (FeedConversation.forCheck): its id and creation time.
+    /// A conversation as FeedCheck reads it (`eventToCheck`): its id and creation time.
     static func checked(_ row: some StoreRow) throws -> Conversation? {
         guard let id = try row.int("id"), let createdAt = try Rows.timestamp(row, "created_at") else { return nil }
         return Conversation(id: id, kind: .group, name: nil, members: [], lastSeq: 0, lastMessage: nil, createdAt: createdAt, updatedAt: createdAt)

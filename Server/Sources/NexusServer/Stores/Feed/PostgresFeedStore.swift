@@ -5,9 +5,7 @@ struct PostgresFeedStore: FeedStore {
     let db: PostgresDatabase
     let conversations: PostgresConversationStore
 
-    func events(
-        viewer: Int64, after: Int64, conversationId: Int64?, limit: Int, carrying: FeedConversation
-    ) async throws -> [SyncEvent] {
+    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
         let rows = try await db.rows(
             """
             SELECT \(unescaped: FeedRows.columns) FROM events e
@@ -18,14 +16,21 @@ struct PostgresFeedStore: FeedStore {
             WHERE e.id > \(after) AND (\(conversationId)::bigint IS NULL OR e.conversation_id = \(conversationId))
             ORDER BY e.id LIMIT \(Int64(limit))
             """)
-        return try await FeedRows.events(rows) { try await conversation($0, viewer: viewer, carrying) }
+        return try await FeedRows.events(rows) { try await conversations.conversation(id: $0, viewer: viewer) }
     }
 
-    private func conversation(_ id: Int64, viewer: Int64, _ carrying: FeedConversation) async throws -> Conversation? {
-        switch carrying {
-        case .whole: try await conversations.conversation(id: id, viewer: viewer)
-        case .forCheck: try await db.rows("SELECT id, created_at FROM conversations WHERE id = \(id)").first.flatMap(FeedRows.checked)
-        }
+    func eventToCheck(id: Int64, conversationId: Int64?) async throws -> SyncEvent? {
+        let rows = try await db.rows(
+            """
+            SELECT \(unescaped: FeedRows.columns) FROM events e
+            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
+            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
+            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
+            WHERE e.id = \(id) AND (\(conversationId)::bigint IS NULL OR e.conversation_id = \(conversationId))
+            """)
+        return try await FeedRows.events(rows) { conversation in
+            try await db.rows("SELECT id, created_at FROM conversations WHERE id = \(conversation)").first.flatMap(FeedRows.checked)
+        }.first
     }
 
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64) {

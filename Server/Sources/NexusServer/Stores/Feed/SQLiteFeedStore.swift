@@ -5,9 +5,7 @@ struct SQLiteFeedStore: FeedStore {
     let db: SQLiteDatabase
     let conversations: SQLiteConversationStore
 
-    func events(
-        viewer: Int64, after: Int64, conversationId: Int64?, limit: Int, carrying: FeedConversation
-    ) async throws -> [SyncEvent] {
+    func events(viewer: Int64, after: Int64, conversationId: Int64?, limit: Int) async throws -> [SyncEvent] {
         var sql = """
             SELECT \(FeedRows.columns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = (SELECT ?)
@@ -26,14 +24,25 @@ struct SQLiteFeedStore: FeedStore {
         // propagation): so the limit is written in, and the others are `(SELECT ?)`, which
         // gives the same plan.
         sql += " ORDER BY e.id LIMIT \(limit)"
-        return try await FeedRows.events(db.readKept(sql, binds)) { try await conversation($0, viewer: viewer, carrying) }
+        return try await FeedRows.events(db.readKept(sql, binds)) { try await conversations.conversation(id: $0, viewer: viewer) }
     }
 
-    private func conversation(_ id: Int64, viewer: Int64, _ carrying: FeedConversation) async throws -> Conversation? {
-        switch carrying {
-        case .whole: try await conversations.conversation(id: id, viewer: viewer)
-        case .forCheck: try await db.read("SELECT id, created_at FROM conversations WHERE id = ?", [.integer(Int(id))]).first.flatMap(FeedRows.checked)
+    func eventToCheck(id: Int64, conversationId: Int64?) async throws -> SyncEvent? {
+        var sql = """
+            SELECT \(FeedRows.columns) FROM events e
+            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
+            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
+            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
+            WHERE e.id = ?
+            """
+        var binds = [id]
+        if let conversationId {
+            sql += " AND e.conversation_id = ?"
+            binds.append(conversationId)
         }
+        return try await FeedRows.events(db.readKept(sql, binds)) { conversation in
+            try await db.read("SELECT id, created_at FROM conversations WHERE id = ?", [.integer(Int(conversation))]).first.flatMap(FeedRows.checked)
+        }.first
     }
 
     func lastMessageEvents(viewer: Int64, conversationId: Int64?, count: Int) async throws -> (events: [SyncEvent], head: Int64) {

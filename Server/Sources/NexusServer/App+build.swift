@@ -156,8 +156,12 @@ struct DatabaseService: Service {
                 await services.saveLastSeen()
             }
         }
-        await services.saveLastSeen()
-        try await services.stores.database.close()
+        // Apart from this task, whose cancellation (the service group cancelled on a shutdown
+        // that a thrown error began) would stop the close half-way, leaving connections open.
+        try await Task {
+            await services.saveLastSeen()
+            try await services.stores.database.close()
+        }.value
     }
 }
 

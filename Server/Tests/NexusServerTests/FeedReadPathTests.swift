@@ -60,8 +60,8 @@ struct FeedReadPathTests {
 
     /// Kept means prepared once: SQLite re-prepares a statement at each new binding of some
     /// parameters (SQLiteFeedStore.events says which), which would undo keeping it. The
-    /// feed's pages and the conversation list are read on kept statements: after a first
-    /// use of each, more uses with other binds re-prepare nothing.
+    /// feed's pages, the polls' cursor checks and the conversation list are read on kept
+    /// statements: after a first use of each, more uses with other binds re-prepare nothing.
     @Test func keptStatementsAreNotPreparedAgain() async throws {
         // The kept-statement readers are SQLite's.
         if let server = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], !server.isEmpty { return }
@@ -84,12 +84,13 @@ struct FeedReadPathTests {
         let conversations = SQLiteConversationStore(db: db)
         let feed = SQLiteFeedStore(db: db, conversations: conversations)
         let readers = [try #require(db.feedReader), try #require(db.listReader), try #require(db.listHelper)]
-        var read = 0
+        var read = 0, checked = 0
         func round(_ viewers: [Int64], cursors: ClosedRange<Int64>) async throws {
             for viewer in viewers {
                 for after in cursors {
                     for conversationId in [nil, conversation] {
                         read += try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: 500).count
+                        if after > 0 { checked += try await feed.eventToCheck(id: after, conversationId: conversationId) == nil ? 0 : 1 }
                     }
                 }
                 for halvesFrom in [Int.max, 0] {
@@ -104,7 +105,7 @@ struct FeedReadPathTests {
         var first: [Int] = []
         for reader in readers { first.append(try await reader.run { $0.reprepares }) }
         try await round([bob, alice, bob], cursors: 0...3)
-        #expect(read > 0)
+        #expect(read > 0 && checked > 0)
         for (reader, before) in zip(readers, first) {
             let now = try await reader.run { $0.reprepares }
             #expect(now == before, "re-prepared \(now - before) times")

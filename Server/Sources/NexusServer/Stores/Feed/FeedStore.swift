@@ -30,6 +30,13 @@ enum FeedRows {
         r.user_id AS r_user_id, r.kind AS r_kind, r.seq AS r_seq, r.at AS r_at
         """
 
+    /// What `columns` reads besides the event: its message (a change's, too), change or receipt.
+    static let joins = """
+        LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
+        LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
+        LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
+        """
+
     /// Events from rows of `columns`; a conversation event carries the conversation as
     /// the viewer sees it now, from `conversation`.
     static func events<Row: StoreRow>(

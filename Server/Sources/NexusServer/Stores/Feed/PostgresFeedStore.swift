@@ -10,9 +10,7 @@ struct PostgresFeedStore: FeedStore {
             """
             SELECT \(unescaped: FeedRows.columns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = \(viewer)
-            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
-            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
-            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
+            \(unescaped: FeedRows.joins)
             WHERE e.id > \(after) AND (\(conversationId)::bigint IS NULL OR e.conversation_id = \(conversationId))
             ORDER BY e.id LIMIT \(Int64(limit))
             """)
@@ -23,9 +21,7 @@ struct PostgresFeedStore: FeedStore {
         let rows = try await db.rows(
             """
             SELECT \(unescaped: FeedRows.columns) FROM events e
-            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
-            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
-            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
+            \(unescaped: FeedRows.joins)
             WHERE e.id = \(id) AND (\(conversationId)::bigint IS NULL OR e.conversation_id = \(conversationId))
             """)
         return try await FeedRows.events(rows) { conversation in

@@ -9,9 +9,7 @@ struct SQLiteFeedStore: FeedStore {
         var sql = """
             SELECT \(FeedRows.columns) FROM events e
             JOIN members me ON me.conversation_id = e.conversation_id AND me.user_id = (SELECT ?)
-            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
-            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
-            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
+            \(FeedRows.joins)
             WHERE e.id > ?
             """
         var binds = [viewer, after]
@@ -20,9 +18,9 @@ struct SQLiteFeedStore: FeedStore {
             binds.append(conversationId)
         }
         // SQLite re-prepares a kept statement (readKept) every time it binds anew a LIMIT
-        // parameter, or a parameter compared with a joined table's column (its constant
-        // propagation): so the limit is written in, and the others are `(SELECT ?)`, which
-        // gives the same plan.
+        // parameter, or a parameter that a column must equal (its constant propagation): so
+        // the limit is written in, and the others are `(SELECT ?)`, which gives the same
+        // plan. So does eventToCheck.
         sql += " ORDER BY e.id LIMIT \(limit)"
         return try await FeedRows.events(db.readKept(sql, binds)) { try await conversations.conversation(id: $0, viewer: viewer) }
     }
@@ -30,14 +28,12 @@ struct SQLiteFeedStore: FeedStore {
     func eventToCheck(id: Int64, conversationId: Int64?) async throws -> SyncEvent? {
         var sql = """
             SELECT \(FeedRows.columns) FROM events e
-            LEFT JOIN message_changes x ON e.type = 'change' AND x.id = e.ref_id
-            LEFT JOIN messages m ON m.id = CASE e.type WHEN 'message' THEN e.ref_id WHEN 'change' THEN x.message_id END
-            LEFT JOIN receipts r ON e.type = 'receipt' AND r.id = e.ref_id
-            WHERE e.id = ?
+            \(FeedRows.joins)
+            WHERE e.id = (SELECT ?)
             """
         var binds = [id]
         if let conversationId {
-            sql += " AND e.conversation_id = ?"
+            sql += " AND e.conversation_id = (SELECT ?)"
             binds.append(conversationId)
         }
         return try await FeedRows.events(db.readKept(sql, binds)) { conversation in

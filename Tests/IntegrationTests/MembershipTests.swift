@@ -210,7 +210,8 @@ struct MembershipTests {
     }
 
     /// Two replicas on one PostgreSQL database: carol reads through B, is removed through
-    /// A, and B refuses her at once (no cache of B's may keep her in).
+    /// A, and B refuses her at once (no cache of B's may keep her in). Her `tail -f` of the
+    /// group through B ends too, woken by A's note, well within its 25 s poll.
     @Test(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: replicas share its database"))
     func aRemovedMemberIsRefusedAtOnceThroughAnotherReplica() throws {
         let a = try TestServer()
@@ -219,7 +220,13 @@ struct MembershipTests {
         let (alice, _, carol, _, c) = try group(on: a, serverFor: { $0 == "carol" ? b.url : "" })
         #expect(try alice.run(["send", "\(c)", "hello"]).code == 0)
         for _ in 0..<3 { #expect(try carol.run(["history", "\(c)"]).code == 0) }
+        let (carolTail, carolOut, carolErr) = try carol.spawn(["tail", "-f", "\(c)", "--json"])
+        defer { if carolTail.isRunning { carolTail.terminate() } }
+        #expect(carolOut.wait { $0.contains { $0.contains("hello") } }, "\(carolErr.text)")
         #expect(try alice.run(["remove", "\(c)", carol.email]).code == 0)
+        let ended = Date().addingTimeInterval(10)
+        while carolTail.isRunning && Date() < ended { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!carolTail.isRunning && carolTail.terminationStatus == 3, "carol's tail -f through B still runs after her removal: \(carolErr.text)")
         // Her history is now her cache's: the server said she is not a member.
         let refused = try carol.run(["history", "\(c)", "--json"])
         #expect(refused.code == 0, "\(refused.out)\(refused.err)")

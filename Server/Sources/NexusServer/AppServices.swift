@@ -186,6 +186,8 @@ extension AppServices {
             forget(hashes: hashes)
         case .members(let conversationIds):
             for id in conversationIds { membership.forget(id) }
+        case .wake(let users):
+            notifier.notify(users: users)
         case .reconnected:
             sessions?.forgetAll()
             membership.forgetAll()

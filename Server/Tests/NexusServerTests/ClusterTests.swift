@@ -8,7 +8,7 @@ import Testing
 struct ClusterTests {
     @Test func notesSurviveTheirPayloadAndOwnNotesAreSkipped() {
         let typing = ClusterNote.typing(Typing(conversationId: 7, userId: 3, until: Timestamp(milliseconds: 1_700_000_000_123)))
-        for note in [ClusterNote.feed(conversationIds: [1, 22, 333]), typing] {
+        for note in [ClusterNote.feed(conversationIds: [1, 22, 333]), typing, .members(conversationIds: [4]), .wake(users: [5, 66])] {
             let payload = note.payload(origin: "abc")!
             #expect(ClusterNote(payload: payload, skipping: "xyz") == note)
             #expect(ClusterNote(payload: payload, skipping: "abc") == nil)
@@ -16,20 +16,24 @@ struct ClusterTests {
         #expect(ClusterNote.reconnected.payload(origin: "abc") == nil)
     }
 
-    @Test(arguments: ["", "abc", "abc f", "abc f ,", "abc t 1 2", "abc t 1 x 3", "abc q 1", "abc f 1 2"])
+    @Test(arguments: ["", "abc", "abc f", "abc f ,", "abc t 1 2", "abc t 1 x 3", "abc q 1", "abc f 1 2", "abc w", "abc w ,"])
     func malformedPayloadsAreIgnored(_ payload: String) {
         #expect(ClusterNote(payload: payload, skipping: "other") == nil)
     }
 
-    @Test func feedPayloadsStayUnderPostgresLimit() {
-        let payloads = ClusterNote.feedPayloads(origin: "origin", conversationIds: (1...5000).map { Int64.max - $0 })
-        #expect(payloads.count > 1)
-        #expect(payloads.allSatisfy { $0.utf8.count < 8000 })
-        let ids = payloads.flatMap { p -> [Int64] in
-            guard case .feed(let ids) = ClusterNote(payload: p, skipping: "me") else { return [] }
-            return ids
+    @Test func feedAndWakePayloadsStayUnderPostgresLimit() {
+        let many = (1...5000).map { Int64.max - $0 }
+        for payloads in [ClusterNote.feedPayloads(origin: "origin", conversationIds: many), ClusterNote.wakePayloads(origin: "origin", users: many)] {
+            #expect(payloads.count > 1)
+            #expect(payloads.allSatisfy { $0.utf8.count < 8000 })
+            let ids = payloads.flatMap { p -> [Int64] in
+                switch ClusterNote(payload: p, skipping: "me") {
+                case .feed(let ids), .wake(let ids): ids
+                default: []
+                }
+            }
+            #expect(ids == many)
         }
-        #expect(ids == (1...5000).map { Int64.max - $0 })
     }
 
     @Test func postgresURLs() throws {

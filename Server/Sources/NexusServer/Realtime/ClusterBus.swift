@@ -12,6 +12,10 @@ enum ClusterNote: Sendable, Equatable {
     case revoked(tokenHashes: [String])
     /// These conversations' members changed: a replica's cache of them drops them.
     case members(conversationIds: [Int64])
+    /// These users left a conversation or were removed: their polls wake on every replica,
+    /// so a poll of the conversation answers the non-member's 404 at once. The feed's note
+    /// wakes the members after the change, who no longer include them.
+    case wake(users: [Int64])
     /// The bus was (re)connected; notes sent while it was down are lost, so everything
     /// held should look again.
     case reconnected
@@ -24,6 +28,7 @@ enum ClusterNote: Sendable, Equatable {
         case .typing(let t): return "\(origin) t \(t.conversationId) \(t.userId) \(t.until.milliseconds)"
         case .revoked(let hashes): return "\(origin) r " + hashes.joined(separator: ",")
         case .members(let ids): return "\(origin) m " + ids.map(String.init).joined(separator: ",")
+        case .wake(let users): return "\(origin) w " + users.map(String.init).joined(separator: ",")
         case .reconnected: return nil
         }
     }
@@ -31,6 +36,11 @@ enum ClusterNote: Sendable, Equatable {
     /// 300 ids of up to 20 bytes each (19 digits and a comma) stay well under 8,000 bytes.
     static func feedPayloads(origin: String, conversationIds: [Int64]) -> [String] {
         conversationIds.chunked(by: 300).compactMap { ClusterNote.feed(conversationIds: Array($0)).payload(origin: origin) }
+    }
+
+    /// 300 ids a note, as for feeds.
+    static func wakePayloads(origin: String, users: [Int64]) -> [String] {
+        users.chunked(by: 300).compactMap { ClusterNote.wake(users: Array($0)).payload(origin: origin) }
     }
 
     /// 100 hashes of 65 bytes (64 hex digits and a comma) stay well under 8,000 bytes.
@@ -55,6 +65,10 @@ enum ClusterNote: Sendable, Equatable {
             let ids = parts[2].split(separator: ",").compactMap { Int64($0) }
             guard !ids.isEmpty else { return nil }
             self = .members(conversationIds: ids)
+        case "w" where parts.count == 3:
+            let users = parts[2].split(separator: ",").compactMap { Int64($0) }
+            guard !users.isEmpty else { return nil }
+            self = .wake(users: users)
         case "r" where parts.count == 3:
             let hashes = parts[2].split(separator: ",").map(String.init)
             guard !hashes.isEmpty else { return nil }

@@ -47,8 +47,11 @@ struct PostgresMembershipStore: MembershipStore {
                 RETURNING id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments, membership
                 """, logger: logger
             ).collect().first else { throw StoreError.inconsistent("membership event") }
-            // Before the feed's note, so the other replicas wake by the new members.
-            if let payload = ClusterNote.members(conversationIds: [id]).payload(origin: db.origin) {
+            // Before the feed's note, so the other replicas wake by the new members; and those
+            // who left wake there too, their polls of the group to be refused.
+            var notes = ClusterNote.members(conversationIds: [id]).payload(origin: db.origin).map { [$0] } ?? []
+            if change.kind == .removed || change.kind == .left { notes += ClusterNote.wakePayloads(origin: db.origin, users: ids) }
+            for payload in notes {
                 try await c.query("SELECT pg_notify(\(PostgresDatabase.channel), \(payload))", logger: logger)
             }
             try await db.notifyFeedsMoved([id], on: c)

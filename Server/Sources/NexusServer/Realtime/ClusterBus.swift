@@ -53,22 +53,18 @@ enum ClusterNote: Sendable, Equatable {
     init?(payload: String, skipping origin: String) {
         let parts = payload.split(separator: " ")
         guard parts.count >= 2, parts[0] != origin else { return nil }
+        // The ids of an f, m or w note; one without any is malformed.
+        let ids = parts.count == 3 ? parts[2].split(separator: ",").compactMap { Int64($0) } : []
         switch parts[1] {
-        case "f" where parts.count == 3:
-            let ids = parts[2].split(separator: ",").compactMap { Int64($0) }
-            guard !ids.isEmpty else { return nil }
+        case "f" where !ids.isEmpty:
             self = .feed(conversationIds: ids)
         case "t" where parts.count == 5:
             guard let c = Int64(parts[2]), let u = Int64(parts[3]), let until = Int64(parts[4]) else { return nil }
             self = .typing(Typing(conversationId: c, userId: u, until: Timestamp(milliseconds: until)))
-        case "m" where parts.count == 3:
-            let ids = parts[2].split(separator: ",").compactMap { Int64($0) }
-            guard !ids.isEmpty else { return nil }
+        case "m" where !ids.isEmpty:
             self = .members(conversationIds: ids)
-        case "w" where parts.count == 3:
-            let users = parts[2].split(separator: ",").compactMap { Int64($0) }
-            guard !users.isEmpty else { return nil }
-            self = .wake(users: users)
+        case "w" where !ids.isEmpty:
+            self = .wake(users: ids)
         case "r" where parts.count == 3:
             let hashes = parts[2].split(separator: ",").map(String.init)
             guard !hashes.isEmpty else { return nil }

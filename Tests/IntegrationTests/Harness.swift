@@ -135,6 +135,13 @@ final class TestServer {
     deinit { kill9() }
 }
 
+/// Whether `process` ends within `seconds` (looked at every 10 ms); it is left running if not.
+func ends(_ process: Process, within seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    return !process.isRunning
+}
+
 /// Runs a helper program (found on $PATH unless `executable` is a path) to its end.
 func runTool(_ executable: String, _ arguments: [String]) throws -> Result {
     let process = Process()

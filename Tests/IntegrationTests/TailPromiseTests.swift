@@ -235,9 +235,7 @@ final class SlowReader {
 /// (a `tail -f` that should have been refused) is stopped and gets code nil.
 func runBriefly(_ user: User, _ args: [String], timeout: Double = 5) throws -> (code: Int32?, out: String, err: String) {
     let (process, out, err) = try user.spawn(args)
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(10_000) }
-    let ended = !process.isRunning
+    let ended = ends(process, within: timeout)
     if !ended { process.terminate() }
     process.waitUntilExit()
     usleep(50_000)

@@ -77,6 +77,42 @@ struct GroupSendTests {
         }
     }
 
+    /// A non-member's sends go into the same groups as a member's: the statement that
+    /// stores a group (the writer's group commit on SQLite) checks each sender, so each is
+    /// refused with the non-member's 404, the same bytes as for a conversation that does
+    /// not exist, and takes no seq. The member's keep seqs 1…100.
+    @Test func aNonMembersSendsAmongAMembersAreRefusedAndTakeNoSeq() async throws {
+        try await withServer { api in
+            let (alice, _, conversation) = try await api.pair()
+            let carol = try await api.register("carol@example.com", name: "Carol")
+            let unknown = try await api.call(
+                .post, "/v1/conversations/999999/messages", token: carol.token, json: SendRequest(localId: "u", text: "x"))
+            _ = try expectError(unknown, .notFound, code: "not_found")
+            let sends = (0..<100).map { (alice.token, "a-\($0)") } + (0..<60).map { (carol.token, "c-\($0)") }
+            let answers = try await withThrowingTaskGroup(of: (String, Int, String).self) { group in
+                for (token, localId) in sends.shuffled() {
+                    group.addTask {
+                        let response = try await api.call(
+                            .post, "/v1/conversations/\(conversation)/messages", token: token, json: SendRequest(localId: localId, text: localId))
+                        return (localId, response.status.code, response.text)
+                    }
+                }
+                return try await group.reduce(into: [String: (Int, String)]()) { $0[$1.0] = ($1.1, $1.2) }
+            }
+            for (localId, (status, text)) in answers where localId.hasPrefix("c-") {
+                #expect(status == 404 && text == unknown.text, "\(localId): \(status) \(text)")
+            }
+            var seqs: [Int64] = []
+            for (localId, (status, text)) in answers where localId.hasPrefix("a-") {
+                #expect(status == 201, "\(localId): \(status) \(text)")
+                if status == 201 { seqs.append(try JSONDecoder().decode(SendResponse.self, from: Data(text.utf8)).message.seq) }
+            }
+            #expect(seqs.sorted() == Array(1...100))
+            let page = try await api.messages(alice.token, in: conversation, query: "limit=200")
+            #expect(page.messages.map(\.seq) == Array(1...100) && page.messages.allSatisfy { $0.localId.hasPrefix("a-") })
+        }
+    }
+
     /// The batcher itself: sends that arrive while a group is being written go in one later
     /// group, and a group that fails for one message's reason is written again one by one,
     /// so only that message fails.

@@ -74,6 +74,7 @@ struct MembersControllerTests {
         try await withServer { api in
             let (alice, _, carol, _, id) = try await group(api)
             try await api.send(alice.token, to: id, localId: "m1")
+            try await api.send(carol.token, to: id, localId: "c0", text: "before")
             #expect(try await api.call(.get, "/v1/conversations/\(id)/messages", token: carol.token).status == .ok)
             _ = try await change(api, alice.token, "/v1/conversations/\(id)/members/remove", MembershipRequest(localId: "x1", emails: ["carol@example.com"]))
             let unknown = try await api.call(.get, "/v1/conversations/999999/messages", token: carol.token)
@@ -85,13 +86,17 @@ struct MembersControllerTests {
             try expectError(
                 try await api.call(.post, "/v1/conversations/\(id)/messages", token: carol.token, raw: #"{"localId":"c1","text":"still here?"}"#),
                 .notFound, code: "not_found")
+            // Even a resend of a message she sent before: the 404 on every route of the group.
+            let resent = try await api.call(.post, "/v1/conversations/\(id)/messages", token: carol.token, raw: #"{"localId":"c0","text":"before"}"#)
+            try expectError(resent, .notFound, code: "not_found")
+            #expect(resent.text == unknown.text)
             try expectError(
                 try await change(api, carol.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "c2", emails: ["carol@example.com"])),
                 .notFound, code: "not_found")
             // Added again: the whole history, from seq 1.
             _ = try await change(api, alice.token, "/v1/conversations/\(id)/members", MembershipRequest(localId: "a1", emails: ["carol@example.com"]))
             let page = try await api.messages(carol.token, in: id)
-            #expect(page.messages.map(\.seq) == [1, 2, 3])
+            #expect(page.messages.map(\.seq) == [1, 2, 3, 4])
         }
     }
 

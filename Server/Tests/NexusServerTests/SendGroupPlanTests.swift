@@ -9,6 +9,7 @@ import Testing
 /// may run it on a generic plan, made without the arrays' values. That plan must still
 /// look each resend up through the (sender_id, local_id) key: written as a join, it
 /// scanned the whole of `messages` for every group, and single sends ran at half the rate.
+/// The senders' memberships are looked up by key as well.
 @Suite(.timeLimit(.minutes(2)))
 struct SendGroupPlanTests {
     @Test(.enabled(if: !(ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"] ?? "").isEmpty, "PostgreSQL only"))
@@ -32,6 +33,8 @@ struct SendGroupPlanTests {
             #expect(plan.contains("ANY ($7)"), "not the generic plan:\n\(plan)")
             #expect(plan.contains("Index Scan using messages_sender_id_local_id_key"), "\(plan)")
             #expect(!plan.contains("Seq Scan on messages"), "\(plan)")
+            // Each sender's membership (the send endpoint's check) by the members' key too.
+            #expect(plan.contains("Index Only Scan using members_") && !plan.contains("Seq Scan on members"), "\(plan)")
         } catch {
             try? await db.close()
             throw error

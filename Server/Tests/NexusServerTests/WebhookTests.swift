@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import NexusCore
 import Testing
 
@@ -76,6 +77,42 @@ struct WebhookServerTests {
             try expectError(bad, .badRequest, code: "invalid_hook_name")
             let url = try await api.call(.post, "/v1/hooks", token: alice.token, json: CreateHookRequest(conversationId: conversation, url: "ftp://x"))
             try expectError(url, .badRequest, code: "invalid_url")
+        }
+    }
+
+    /// Once its bot is removed from the conversation, a hook posts nothing, not even a
+    /// repeat of an earlier post: 403 with the fix, checked as the message is stored.
+    @Test func anIncomingHookWhoseBotWasRemovedPostsNothing() async throws {
+        try await withServer { api in
+            let alice = try await api.register("alice@example.com", name: "Alice")
+            _ = try await api.register("bob@example.com", name: "Bob")
+            _ = try await api.register("carol@example.com", name: "Carol")
+            let opened = try await api.call(
+                .post, "/v1/conversations", token: alice.token,
+                json: CreateConversationRequest(kind: .group, members: ["bob@example.com", "carol@example.com"], name: "Ops"))
+            #expect(opened.status == .created, "\(opened.text)")
+            let group = try decode(ConversationResponse.self, opened).conversation.id
+            let created = try decode(
+                CreateHookResponse.self,
+                try await api.call(.post, "/v1/hooks", token: alice.token, json: CreateHookRequest(conversationId: group)))
+            let path = try #require(created.path)
+            func post(_ text: String, key: String) async throws -> TestResponse {
+                try await api.client.executeRequest(
+                    uri: path, method: .post, headers: [.contentType: "text/plain", HTTPField.Name("Idempotency-Key")!: key],
+                    body: ByteBuffer(string: text))
+            }
+            #expect(try await post("disk full", key: "k1").status == .created)
+            let members = try decode(Conversation.self, try await api.call(.get, "/v1/conversations/\(group)", token: alice.token)).members
+            let bot = try #require(members.first { $0.id == created.hook.botUserId })
+            let removed = try await api.call(
+                .post, "/v1/conversations/\(group)/members/remove", token: alice.token,
+                json: MembershipRequest(localId: "r1", emails: [bot.email]))
+            #expect(removed.status == .created, "\(removed.text)")
+
+            _ = try expectError(try await post("disk still full", key: "k2"), .forbidden, code: "bot_not_member")
+            _ = try expectError(try await post("disk full", key: "k1"), .forbidden, code: "bot_not_member")
+            let texts = try await api.messages(alice.token, in: group).messages.map(\.text)
+            #expect(texts.contains("disk full") && !texts.contains("disk still full"))
         }
     }
 }

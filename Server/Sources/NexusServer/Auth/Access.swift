@@ -35,6 +35,10 @@ struct Access: Sendable {
         guard allows(permission) else { throw APIError.insufficientScope(scope, permission) }
     }
 
+    func allows(_ permission: Permission, conversation: Int64) -> Bool {
+        allows(permission) && conversations?.contains(conversation) != false
+    }
+
     /// The same, for one conversation, which the caller is already known to be a member
     /// of: a non-member's 404 comes first, so it stays the same bytes for every token.
     func check(_ permission: Permission, conversation: Int64) throws {

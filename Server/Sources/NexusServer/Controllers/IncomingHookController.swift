@@ -48,6 +48,7 @@ struct IncomingHookController {
                 created = true
                 stored.append(m)
             case .duplicate(let m): stored.append(m)
+            case .notMember: throw Self.botRemoved
             }
         }
         if created {
@@ -57,6 +58,10 @@ struct IncomingHookController {
         }
         return try jsonResponse(IncomingHookResponse(messages: stored, duplicate: !created), status: created ? .created : .ok)
     }
+
+    static let botRemoved = APIError(
+        status: .forbidden, code: "bot_not_member",
+        message: "This hook's bot is no longer a member of its conversation: its owner can add it back (nexusctl add), or make a new hook.")
 
     /// `Idempotency-Key`: a retry with the same key posts nothing new and answers what the first post did.
     static func idempotencyKey(_ request: Request) throws -> String? {

@@ -18,7 +18,10 @@ struct MessagesController {
         let caller = try context.caller
         let me = caller.user
         let id = try context.idParameter()
-        let members = try await services.members(of: id, caller: caller, for: .send)
+        // The store checks that the sender is a member as it stores the message. A token
+        // that may not send here is told so only once the caller is known to be a member
+        // (this throws 404 or 403): a non-member's 404 stays the same for every token.
+        if !caller.access.allows(.send, conversation: id) { _ = try await services.members(of: id, caller: caller, for: .send) }
         let body = try await request.decodeJSON(SendRequest.self, context: context)
         try Self.validate(body)
         let attachments = body.attachments ?? []
@@ -29,13 +32,15 @@ struct MessagesController {
                 attachments: attachments)])
         switch outcomes[0] {
         case .created(let message):
-            services.notifier.notify(users: members)
+            services.notifier.notify(users: try await services.membership.wakeMembers(of: id, store: services.stores.conversations))
             services.hooks.committed(in: [id])
             return try sendResponse(SendResponse(message: message, duplicate: false), status: .created)
         case .duplicate(let message) where message.conversationId != id:
             throw Self.localIdReused
         case .duplicate(let message):
             return try sendResponse(SendResponse(message: message, duplicate: true))
+        case .notMember:
+            throw APIError.conversationNotFound
         }
     }
 
@@ -113,6 +118,8 @@ struct MessagesController {
                 results[index] = Self.rejected(message.localId, Self.localIdReused)
             case .duplicate(let stored):
                 results[index] = BatchResult(localId: message.localId, status: .duplicate, message: stored)
+            case .notMember:  // removed since the check above
+                results[index] = Self.rejected(message.localId, APIError.conversationNotFound)
             }
         }
         services.notifier.notify(users: Set(touched.flatMap { members[$0] ?? [] }))

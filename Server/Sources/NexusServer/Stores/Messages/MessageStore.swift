@@ -29,13 +29,19 @@ enum SendOutcome: Sendable {
     case created(Message)
     /// The sender had used this localId before: the original message.
     case duplicate(Message)
+    /// Neither stored nor answered: the sender is not a member of the conversation, or it
+    /// does not exist.
+    case notMember
 }
 
 /// Messages: sending (with seqs and idempotency), history pages, and single messages.
 protocol MessageStore: Sendable {
     /// Stores the messages durably (the commit is on disk when this returns), giving each
-    /// the next seq of its conversation, in order. Idempotent per (sender, localId).
-    /// Outcomes come in the order of `messages`.
+    /// the next seq of its conversation, in order. Idempotent per (sender, localId). A
+    /// message whose sender is not a member of its conversation, new or resent, is
+    /// `.notMember`: checked in the statements that store the group, so the send endpoint
+    /// needs no read of its own first (on PostgreSQL, a round trip a send). Outcomes come
+    /// in the order of `messages`.
     func send(_ messages: [NewMessage]) async throws -> [SendOutcome]
     /// The seq of message `id` in the conversation, or nil.
     func seq(ofMessage id: Int64, conversationId: Int64) async throws -> Int64?
@@ -73,10 +79,11 @@ struct SendBatch {
     }
 
     /// Each message's outcome from what was stored for its key: a later copy of a message
-    /// created in this group is a duplicate of it.
-    func outcomes(_ stored: [MessageKey: SendOutcome]) throws -> [SendOutcome] {
-        try messages.enumerated().map { index, m in
-            guard let outcome = stored[MessageKey(m)] else { throw StoreError.inconsistent("message \(m.localId)") }
+    /// created in this group is a duplicate of it. A key neither stored nor found was
+    /// left out by the members check.
+    func outcomes(_ stored: [MessageKey: SendOutcome]) -> [SendOutcome] {
+        messages.enumerated().map { index, m in
+            guard let outcome = stored[MessageKey(m)] else { return .notMember }
             guard first[MessageKey(m)] != index, case .created(let message) = outcome else { return outcome }
             return .duplicate(message)
         }

@@ -6,7 +6,7 @@ struct PostgresMessageStore: MessageStore {
     let db: PostgresDatabase
     /// Gathers concurrent single sends into one statement (PostgresSendBatcher,
     /// PostgresSendStatement.swift); nil only for `--bench-baseline`, which sends the way
-    /// nexusd did before, a transaction of six round trips a send, for the bench to compare.
+    /// nexusd did before, a transaction a send, for the bench to compare.
     private let batcher: PostgresSendBatcher?
 
     init(db: PostgresDatabase, groupSends: Bool = true) {
@@ -21,10 +21,10 @@ struct PostgresMessageStore: MessageStore {
     }
 
     /// `--bench-baseline` only (issue 19's before): stores a group of messages in one
-    /// transaction of six round trips, the feed lock held across the COMMIT's. Each
+    /// transaction of seven round trips, the feed lock held across the COMMIT's. Each
     /// conversation's row is locked (in id order, so two batches cannot deadlock), resends
-    /// are found and answered with
-    /// the original, and the rest take the next seqs: a resend never takes a seq, and
+    /// are found and answered with the original, messages from non-members are left
+    /// out, and the rest take the next seqs: a resend never takes a seq, and
     /// seqs have no gaps. The same localId racing into two conversations trips the unique
     /// key, and the retry (see `transaction`) finds the winner.
     static func store(_ messages: [NewMessage], db: PostgresDatabase) async throws -> [SendOutcome] {
@@ -43,11 +43,21 @@ struct PostgresMessageStore: MessageStore {
                 last[id] = (seq, at)
             }
 
+            var members: [Int64: Set<Int64>] = [:]
+            for row in try await c.query(
+                "SELECT conversation_id, user_id FROM members WHERE conversation_id = ANY(\(conversationIds)::bigint[]) AND user_id = ANY(\(fresh.map(\.senderId))::bigint[])",
+                logger: logger
+            ).collect() {
+                let (conversation, user) = try row.decode((Int64, Int64).self)
+                members[conversation, default: []].insert(user)
+            }
+            let allowed = fresh.filter { members[$0.conversationId]?.contains($0.senderId) == true }
+
             var stored: [MessageKey: SendOutcome] = [:]
             for row in try await c.query(
                 """
                 SELECT \(unescaped: messageColumns) FROM messages m
-                JOIN unnest(\(fresh.map(\.senderId))::bigint[], \(fresh.map(\.localId))::text[]) AS k(sender_id, local_id)
+                JOIN unnest(\(allowed.map(\.senderId))::bigint[], \(allowed.map(\.localId))::text[]) AS k(sender_id, local_id)
                     ON m.sender_id = k.sender_id AND m.local_id = k.local_id
                 """, logger: logger
             ).collect() {
@@ -60,7 +70,7 @@ struct PostgresMessageStore: MessageStore {
             var rows = (
                 conversation: [Int64](), seq: [Int64](), sender: [Int64](), localId: [String](), text: [ByteBuffer](), at: [Int64](),
                 replyTo: [Int64](), attachments: [String]())
-            for m in fresh where stored[MessageKey(m)] == nil {
+            for m in allowed where stored[MessageKey(m)] == nil {
                 guard let previous = last[m.conversationId] else { throw StoreError.inconsistent("conversation \(m.conversationId)") }
                 let next = (seq: previous.seq + 1, at: max(now, previous.at))
                 last[m.conversationId] = next
@@ -93,7 +103,7 @@ struct PostgresMessageStore: MessageStore {
             try await db.notifyFeedsMoved(created.map(\.conversationId), on: c)
             return stored
         }
-        return try batch.outcomes(stored)
+        return batch.outcomes(stored)
     }
 
     func seq(ofMessage id: Int64, conversationId: Int64) async throws -> Int64? {

@@ -61,7 +61,7 @@ final class PostgresSendBatcher: Sendable {
             let outcomes = try await write(group.map(\.message))
             for (waiting, outcome) in zip(group, outcomes) { waiting.continuation.resume(returning: outcome) }
         } catch where group.count > 1 && !PostgresDatabase.isUnavailable(error) {
-            // Possibly one message's reason (its conversation gone, say): each alone, so
+            // Possibly one message's reason (a constraint it breaks): each alone, so
             // the others still go in and each gets the answer it would have had by itself.
             for waiting in group {
                 do {

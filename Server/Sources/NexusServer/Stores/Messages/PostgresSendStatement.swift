@@ -14,9 +14,9 @@ extension PostgresMessageStore {
     /// committed); a (sender, localId) already stored is answered with the original and
     /// takes no seq; the rest take the next seqs of their conversation in the group's
     /// order. A resend stored by a concurrent transaction after this statement's snapshot
-    /// trips the unique key, and the retry below finds it. A message whose conversation
-    /// has no row gets no seq, so the INSERT fails (NOT NULL) and nothing of the group is
-    /// stored: the batcher then writes its messages one by one, and only that one fails.
+    /// trips the unique key, and the retry below finds it. A message whose sender is not
+    /// a member of its conversation (or which has none), new or resent, is left out and
+    /// comes back `.notMember`: the send endpoint's members check, without a round trip.
     static func storeInOneStatement(_ messages: [NewMessage], db: PostgresDatabase) async throws -> [SendOutcome] {
         let batch = SendBatch(messages)
         let fresh = batch.fresh.map(\.message)
@@ -39,7 +39,7 @@ extension PostgresMessageStore {
                     let message = try Rows.message(row)
                     stored[MessageKey(message)] = try row["created"].decode(Bool.self) ? .created(message) : .duplicate(message)
                 }
-                return try batch.outcomes(stored)
+                return batch.outcomes(stored)
             } catch {
                 attempt += 1
                 guard attempt < 8, let state = PostgresDatabase.sqlState(error), ["40001", "40P01", "23505"].contains(state) else { throw error }
@@ -57,7 +57,8 @@ extension PostgresMessageStore {
 /// guesses 10 rows for each. With a plain join, that plan looked for resends by scanning
 /// all of `messages` (a hash join): sends ran at half the rate. Each resend is therefore
 /// looked up on its own (LATERAL, LIMIT 1 keeps the subquery from being merged into a
-/// join), through the (sender_id, local_id) key, whatever the plan.
+/// join), through the (sender_id, local_id) key, whatever the plan. Each sender's
+/// membership likewise: as an EXISTS, it was a hash join over all of `members`.
 struct SendGroup: PostgresPreparedStatement {
     typealias Row = PostgresRandomAccessRow
 
@@ -67,9 +68,11 @@ struct SendGroup: PostgresPreparedStatement {
     // PostgreSQL delivers the notes at commit, with the events: a SELECT in WITH runs only
     // when read, hence the guard that reads it.
     static let sql = """
-        WITH k AS (
+        WITH given AS (
             SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bytea[], $5::bigint[], $6::text[])
                 WITH ORDINALITY AS k(c, f, l, t, r, x, ord)
+        ), k AS (
+            SELECT * FROM given WHERE (SELECT true FROM members WHERE conversation_id = given.c AND user_id = given.f LIMIT 1)
         ), locked AS (
             SELECT id, last_seq, updated_at FROM conversations WHERE id = ANY($7::bigint[]) ORDER BY id FOR UPDATE
         ), found AS (

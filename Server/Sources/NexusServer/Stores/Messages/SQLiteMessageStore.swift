@@ -12,11 +12,11 @@ struct SQLiteMessageStore: MessageStore {
     private static let columns = "id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments, membership"
 
     /// Inserts a group of messages with one statement for each 500, so the group costs
-    /// a few trips to SQLite and one fsync. The statement skips (sender, localId)
-    /// pairs already stored and numbers the rest after each conversation's last seq, so
-    /// a resend never takes a seq and seqs have no gaps. The window function makes
-    /// SQLite compute every row before it inserts any, so all numbers start from the
-    /// seqs as they were. Sent times never go back within a conversation, as on
+    /// a few trips to SQLite and one fsync. The statement skips (sender, localId) pairs
+    /// already stored, and messages whose sender is not a member (`.notMember`, resent
+    /// or not), and numbers the rest after each conversation's last seq, so a resend
+    /// never takes a seq and seqs have no gaps. The window function makes SQLite compute every row
+    /// before it inserts any, so all numbers start from the seqs as they were. Sent times never go back within a conversation, as on
     /// PostgreSQL, even when the clock does. The trigger `message_inserted` writes the
     /// feed's events and the conversations' heads in the same statement.
     /// Outcomes come back in input order.
@@ -32,7 +32,7 @@ struct SQLiteMessageStore: MessageStore {
         for (sql, binds) in plan.resends(stored) {
             for row in try await connection.query(sql, binds) { plan.resent(try Rows.message(row), into: &stored) }
         }
-        return try plan.batch.outcomes(stored)
+        return plan.batch.outcomes(stored)
     }
 
     /// The same on the writer's direct connection (SQLiteDirect), with its statements kept:
@@ -46,7 +46,7 @@ struct SQLiteMessageStore: MessageStore {
         for (sql, binds) in plan.resends(stored) {
             for row in try connection.query(sql, binds) { plan.resent(try Rows.message(row), into: &stored) }
         }
-        return try plan.batch.outcomes(stored)
+        return plan.batch.outcomes(stored)
     }
 
     /// The statements of `insert`, for either connection.
@@ -65,6 +65,7 @@ struct SQLiteMessageStore: MessageStore {
                            v.column2, v.column3, v.column4, MAX(?, c.updated_at), v.column6, v.column7
                     FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "))) AS v
                     JOIN conversations c ON c.id = v.column1
+                    JOIN members mb ON mb.conversation_id = v.column1 AND mb.user_id = v.column2
                     WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = v.column2 AND m.local_id = v.column3)
                     ORDER BY v.column5
                     RETURNING \(columns)
@@ -80,14 +81,16 @@ struct SQLiteMessageStore: MessageStore {
             }
         }
 
-        /// Whatever did not go in was stored before: the queries for the originals.
+        /// Whatever did not go in was stored before, or its sender is not a member: the
+        /// queries for the originals of members' resends.
         func resends(_ stored: [MessageKey: SendOutcome]) -> [(String, [SQLiteData])] {
-            let resent = batch.fresh.map { MessageKey($0.message) }.filter { stored[$0] == nil }
+            let resent = batch.fresh.map(\.message).filter { stored[MessageKey($0)] == nil }
             return resent.chunked(by: 400).map { chunk in
                 (
-                    "SELECT \(columns) FROM messages WHERE (sender_id, local_id) IN (VALUES "
-                        + Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ") + ")",
-                    chunk.flatMap { [.integer(Int($0.sender)), .text($0.localId)] }
+                    "SELECT \(messageColumns) FROM (VALUES " + Array(repeating: "(?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                        + ") AS v JOIN members mb ON mb.conversation_id = v.column1 AND mb.user_id = v.column2"
+                        + " JOIN messages m ON m.sender_id = v.column2 AND m.local_id = v.column3",
+                    chunk.flatMap { [.integer(Int($0.conversationId)), .integer(Int($0.senderId)), .text($0.localId)] }
                 )
             }
         }

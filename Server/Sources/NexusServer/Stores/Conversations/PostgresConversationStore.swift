@@ -100,9 +100,9 @@ struct PostgresConversationStore: ConversationStore {
     }
 }
 
-/// One conversation's members, prepared once on each connection. Every send checks them,
-/// and sent unnamed the statement was parsed, analysed and planned each time: the work
-/// of PostgreSQL's that the send's own statement no longer does (issue 19).
+/// One conversation's members, prepared once on each connection: most routes of a
+/// conversation check them on replicas, and sent unnamed the statement was parsed,
+/// analysed and planned each time (issue 19).
 private struct MemberIds: PostgresPreparedStatement {
     typealias Row = PostgresRandomAccessRow
     static let sql = "SELECT user_id FROM members WHERE conversation_id = $1"

@@ -35,6 +35,7 @@ struct Access: Sendable {
         guard allows(permission) else { throw APIError.insufficientScope(scope, permission) }
     }
 
+    /// Whether `check(_:conversation:)` would pass, for a caller not yet known to be a member.
     func allows(_ permission: Permission, conversation: Int64) -> Bool {
         allows(permission) && conversations?.contains(conversation) != false
     }

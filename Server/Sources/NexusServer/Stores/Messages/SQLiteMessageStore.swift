@@ -15,12 +15,12 @@ struct SQLiteMessageStore: MessageStore {
     /// a few trips to SQLite and one fsync. The statement skips (sender, localId) pairs
     /// already stored, and messages whose sender is not a member (`.notMember`, resent
     /// or not), and numbers the rest after each conversation's last seq, so a resend
-    /// never takes a seq and seqs have no gaps. The window function makes SQLite compute every row
-    /// before it inserts any, so all numbers start from the seqs as they were. Sent times never go back within a conversation, as on
-    /// PostgreSQL, even when the clock does. The trigger `message_inserted` writes the
-    /// feed's events and the conversations' heads in the same statement.
-    /// Outcomes come back in input order.
-    /// Messages one INSERT takes (6 binds each, under SQLite's 32,766).
+    /// never takes a seq and seqs have no gaps. The window function makes SQLite compute
+    /// every row before it inserts any, so all numbers start from the seqs as they were.
+    /// Sent times never go back within a conversation, as on PostgreSQL, even when the
+    /// clock does. The trigger `message_inserted` writes the feed's events and the
+    /// conversations' heads in the same statement. Outcomes come back in input order.
+    /// Messages one INSERT takes (7 binds each, under SQLite's 32,766).
     static let rowsPerStatement = 500
 
     @Sendable static func insert(_ messages: [NewMessage], on connection: SQLiteConnection) async throws -> [SendOutcome] {

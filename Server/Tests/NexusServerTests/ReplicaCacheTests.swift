@@ -72,7 +72,9 @@ struct ReplicaCacheTests {
     /// A pool on a port nothing listens on: it connects only when a query asks, and these don't.
     private static func idlePool() -> PostgresPrimary.Pool {
         let configuration = PostgresClient.Configuration(host: "127.0.0.1", port: 1, username: "nexus", password: nil, database: nil, tls: .disable)
-        return PostgresPrimary.Pool(client: PostgresClient(configuration: configuration), endpoint: .tcp(host: "127.0.0.1", port: 1))
+        return PostgresPrimary.Pool(
+            client: PostgresClient(configuration: configuration), generic: PostgresClient(configuration: configuration),
+            endpoint: .tcp(host: "127.0.0.1", port: 1))
     }
 
     @Test func aQueryPastItsDeadlineFailsAsUnavailableAndIsCancelled() async throws {

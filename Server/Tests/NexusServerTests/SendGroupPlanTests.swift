@@ -41,4 +41,35 @@ struct SendGroupPlanTests {
         }
         try await db.close()
     }
+
+    /// In `plan_cache_mode = auto` PostgreSQL made a custom plan for every single send's
+    /// group, a quarter of its CPU in the bench. The batcher's own connection always takes
+    /// the generic plan, and the pool's connections keep `auto` for everything else.
+    @Test(.enabled(if: !(ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"] ?? "").isEmpty, "PostgreSQL only"))
+    func singleSendsRunOnTheGenericPlanAndNothingElseDoes() async throws {
+        let (config, cleanUp) = try testConfig(ServerLimits())
+        defer { cleanUp() }
+        let db = try await PostgresDatabase.open(url: config.databasePath, logger: Logger(label: "test"))
+        do {
+            try await db.migrate()
+            let store = PostgresMessageStore(db: db)
+            // One after another, so each is a group of one; no such conversation, so nothing is stored.
+            for n in 0..<8 {
+                let outcome = try await store.send([NewMessage(conversationId: 1_000_000, senderId: 1, localId: "plan-\(n)", text: "hi")])
+                guard case .notMember = outcome.first else { Issue.record("stored: \(outcome)"); break }
+            }
+            let pool = try await db.primary.pool()
+            let plans = try await pool.generic.withConnection { c in
+                try await c.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%unnest($1::bigint[]%'",
+                    logger: db.logger).collect().map { try $0.decode((Int64, Int64).self) }
+            }
+            #expect(plans.count == 1 && plans[0].0 == 8 && plans[0].1 == 0, "generic, custom: \(plans)")
+            let elsewhere = try await pool.client.query("SHOW plan_cache_mode", logger: db.logger).collect().first?.decode(String.self)
+            #expect(elsewhere == "auto")
+        } catch {
+            try? await db.close()
+            throw error
+        }
+        try await db.close()
+    }
 }

@@ -68,12 +68,14 @@ final class PostgresDatabase: Database {
         }
     }
 
-    /// As `rows(_:)`, for a statement each connection prepares once.
-    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [PostgresRandomAccessRow]
+    /// As `rows(_:)`, for a statement each connection prepares once; `generic`: on the
+    /// pool's connection where it always runs on its generic plan (PostgresPrimary.Pool).
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, generic: Bool = false) async throws -> [PostgresRandomAccessRow]
     where Statement.Row == PostgresRandomAccessRow {
         try await withinDeadline(Self.deadline) { pool in
             var rows: [PostgresRandomAccessRow] = []
-            for try await row in try await pool.client.execute(statement, logger: self.logger) { rows.append(row) }
+            let client = generic ? pool.generic : pool.client
+            for try await row in try await client.execute(statement, logger: self.logger) { rows.append(row) }
             return rows
         }
     }

@@ -14,18 +14,23 @@ final class PostgresPrimary: Sendable {
     /// A pool on one host, dropped when that host stops being the primary.
     final class Pool: Sendable {
         let client: PostgresClient
+        /// One connection of its own, on which PostgreSQL always runs a prepared statement
+        /// on its generic plan: the send batcher's (PostgresSendStatement.swift). Elsewhere
+        /// `plan_cache_mode` stays `auto`, which plans that statement anew at each bind.
+        let generic: PostgresClient
         let endpoint: PostgresURL.Endpoint
-        private let runner: Task<Void, Never>
+        private let runners: [Task<Void, Never>]
         private let dropped = Atomic(false)
 
         /// No longer the primary's pool: calls on it fail (QueryDeadlines.abandon).
         var isDropped: Bool { dropped.load(ordering: .sequentiallyConsistent) }
 
-        init(client: PostgresClient, endpoint: PostgresURL.Endpoint) {
+        init(client: PostgresClient, generic: PostgresClient, endpoint: PostgresURL.Endpoint) {
             self.client = client
+            self.generic = generic
             self.endpoint = endpoint
-            // Immediate, so the pool is running before the first query asks it for a connection.
-            self.runner = Task.immediate { await client.run() }
+            // Immediate, so each client is running before the first query asks it for a connection.
+            self.runners = [Task.immediate { await client.run() }, Task.immediate { await generic.run() }]
         }
 
         /// Called by QueryDeadlines.abandon, before it fails the calls in flight.
@@ -34,8 +39,8 @@ final class PostgresPrimary: Sendable {
         }
 
         func close() async {
-            runner.cancel()
-            _ = await runner.value
+            for runner in runners { runner.cancel() }
+            for runner in runners { _ = await runner.value }
         }
     }
 
@@ -127,6 +132,7 @@ final class PostgresPrimary: Sendable {
     private func makePool(on endpoint: PostgresURL.Endpoint) -> Pool {
         Pool(
             client: PostgresClient(configuration: url.clientConfiguration(maxConnections: maxConnections, endpoint: endpoint), backgroundLogger: logger),
+            generic: PostgresClient(configuration: url.clientConfiguration(maxConnections: 1, endpoint: endpoint, genericPlans: true), backgroundLogger: logger),
             endpoint: endpoint)
     }
 

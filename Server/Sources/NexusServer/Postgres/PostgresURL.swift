@@ -111,7 +111,8 @@ struct PostgresURL: Sendable {
         return String(text[..<rest.index(after: colon)]) + "xxx" + String(text[at...])
     }
 
-    func clientConfiguration(maxConnections: Int, endpoint: Endpoint? = nil) -> PostgresClient.Configuration {
+    /// `genericPlans`: every connection runs prepared statements on their generic plans.
+    func clientConfiguration(maxConnections: Int, endpoint: Endpoint? = nil, genericPlans: Bool = false) -> PostgresClient.Configuration {
         var config: PostgresClient.Configuration
         switch endpoint ?? self.endpoint {
         case .tcp(let host, let port):
@@ -126,7 +127,8 @@ struct PostgresURL: Sendable {
             config = .init(unixSocketPath: path, username: username, password: password, database: database)
         }
         config.options.maximumConnections = maxConnections
-        config.options.minimumConnections = 2
+        config.options.minimumConnections = min(2, maxConnections)
+        if genericPlans { config.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")] }
         return config
     }
 }

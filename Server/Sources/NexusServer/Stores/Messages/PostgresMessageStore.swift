@@ -11,7 +11,7 @@ struct PostgresMessageStore: MessageStore {
 
     init(db: PostgresDatabase, groupSends: Bool = true) {
         self.db = db
-        self.batcher = groupSends ? PostgresSendBatcher { [db] messages in try await Self.storeInOneStatement(messages, db: db) } : nil
+        self.batcher = groupSends ? PostgresSendBatcher { [db] messages in try await Self.storeInOneStatement(messages, db: db, genericPlan: true) } : nil
     }
 
     func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {

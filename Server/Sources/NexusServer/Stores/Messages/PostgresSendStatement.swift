@@ -17,7 +17,14 @@ extension PostgresMessageStore {
     /// trips the unique key, and the retry below finds it. A message whose sender is not
     /// a member of its conversation (or which has none), new or resent, is left out and
     /// comes back `.notMember`: the send endpoint's members check, without a round trip.
-    static func storeInOneStatement(_ messages: [NewMessage], db: PostgresDatabase) async throws -> [SendOutcome] {
+    ///
+    /// `genericPlan`: on the connection where the statement always runs on its generic
+    /// plan, for the batcher's small groups. In `plan_cache_mode = auto` PostgreSQL planned
+    /// it anew at every bind, since its generic plan's estimate (arrays of unknown length)
+    /// stays above a small group's custom plan's: that planning took a quarter of
+    /// PostgreSQL's CPU in the bench's single sends. A client's batch keeps a custom plan
+    /// for its own arrays, on the pool, so that it need not queue behind the groups.
+    static func storeInOneStatement(_ messages: [NewMessage], db: PostgresDatabase, genericPlan: Bool = false) async throws -> [SendOutcome] {
         let batch = SendBatch(messages)
         let fresh = batch.fresh.map(\.message)
         guard !fresh.isEmpty else { return [] }
@@ -35,7 +42,7 @@ extension PostgresMessageStore {
         while true {
             do {
                 var stored: [MessageKey: SendOutcome] = [:]
-                for row in try await db.rows(statement) {
+                for row in try await db.rows(statement, generic: genericPlan) {
                     let message = try Rows.message(row)
                     stored[MessageKey(message)] = try row["created"].decode(Bool.self) ? .created(message) : .duplicate(message)
                 }

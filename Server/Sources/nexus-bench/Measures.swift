@@ -52,3 +52,13 @@ func cpuSeconds(of pid: pid_t) -> Double {
     let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
     return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
+
+/// User plus system CPU time so far of every process named `postgres`: the bench's own
+/// cluster (Tests/scripts/with-postgres.sh), whose backends live as long as the pools.
+func postgresCPUSeconds() -> Double {
+    let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { pid_t($0) } ?? []
+    return pids.reduce(0) { sum, pid in
+        let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+        return comm == "postgres\n" ? sum + cpuSeconds(of: pid) : sum
+    }
+}

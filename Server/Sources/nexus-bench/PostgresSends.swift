@@ -26,29 +26,32 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
     }
     let perSender = 500
     var round = 0
-    func measure(_ urls: [String], _ pids: [pid_t]) -> (rate: Double, cpu: Double) {
+    func measure(_ urls: [String], _ pids: [pid_t]) -> (rate: Double, cpu: Double, database: Double) {
         round += 1
         // The same users and conversations through these replicas; fresh localIds each round.
         let clients = PerClient(senders.enumerated().map { s, pair in
             (NexusAPI(addresses: [try! ServerAddress(parsing: urls[s % 2])], token: pair.0.token), pair.1)
         })
         let tag = round
-        let cpu0 = pids.map { cpuSeconds(of: $0) }.reduce(0, +)
+        let cpu0 = pids.map { cpuSeconds(of: $0) }.reduce(0, +), database0 = postgresCPUSeconds()
         let seconds = runClients(8) { s in
             let (api, conv) = clients.value[s]
             for i in 0..<perSender { _ = try! api.send(conversationId: conv, localId: "pg-tp\(tag)-\(s)-\(i)", text: "throughput \(i)") }
         }
         let cpu = (pids.map { cpuSeconds(of: $0) }.reduce(0, +) - cpu0) / Double(8 * perSender) * 1e6
-        return (Double(8 * perSender) / seconds, cpu)
+        let database = (postgresCPUSeconds() - database0) / Double(8 * perSender) * 1e6
+        return (Double(8 * perSender) / seconds, cpu, database)
     }
-    var after: [(rate: Double, cpu: Double)] = [], baseline: [(rate: Double, cpu: Double)] = []
+    var after: [(rate: Double, cpu: Double, database: Double)] = [], baseline: [(rate: Double, cpu: Double, database: Double)] = []
     for _ in 0..<(compare ? 3 : 1) {
         if compare {
             baseline.append(measure(before.map(\.1), before.map(\.0.pid)))
-            FileHandle.standardError.write(Data(String(format: "  before: %.0f msg/s, %.0f µs\n", baseline.last!.rate, baseline.last!.cpu).utf8))
+            FileHandle.standardError.write(Data(String(format: "  before: %.0f msg/s, %.0f µs, PostgreSQL %.0f µs\n",
+                baseline.last!.rate, baseline.last!.cpu, baseline.last!.database).utf8))
         }
         after.append(measure(urls, pids))
-        FileHandle.standardError.write(Data(String(format: "  after: %.0f msg/s, %.0f µs\n", after.last!.rate, after.last!.cpu).utf8))
+        FileHandle.standardError.write(Data(String(format: "  after: %.0f msg/s, %.0f µs, PostgreSQL %.0f µs\n",
+            after.last!.rate, after.last!.cpu, after.last!.database).utf8))
     }
     for (child, _) in before { stopServer(child) }
     let median = compare ? " (median of 3)" : ""
@@ -56,10 +59,12 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
         let label = beforeBinary == nil ? "baseline (one transaction a send)" : "before (\(beforeBinary!))"
         report("  \(label): PostgreSQL nexusd CPU per message (both replicas)\(median)",
                String(format: "%.0f µs", percentile(baseline.map(\.cpu), 50)))
+        report("  \(label): PostgreSQL's own CPU per message\(median)", String(format: "%.0f µs", percentile(baseline.map(\.database), 50)))
         report("\(label): PostgreSQL single sends/s, 8 clients over two replicas\(median)", ofLimit(percentile(baseline.map(\.rate), 50)))
     }
     let rate = percentile(after.map(\.rate), 50)
     report("  PostgreSQL: nexusd CPU per message (both replicas)\(median)", String(format: "%.0f µs", percentile(after.map(\.cpu), 50)))
+    report("  PostgreSQL: PostgreSQL's own CPU per message\(median)", String(format: "%.0f µs", percentile(after.map(\.database), 50)))
     report("PostgreSQL: single sends/s, 8 keep-alive clients over two replicas, durable\(median)", ofLimit(rate),
            target: "≥ 5,000 msg/s", ok: rate >= 5000)
 }

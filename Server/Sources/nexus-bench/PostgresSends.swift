@@ -26,7 +26,9 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
     }
     let perSender = 500
     var round = 0
-    func measure(_ urls: [String], _ pids: [pid_t]) -> (rate: Double, cpu: Double, database: Double) {
+    /// Messages a second; CPU a message of the replicas, and of PostgreSQL, in µs.
+    typealias Round = (rate: Double, cpu: Double, database: Double)
+    func measure(_ urls: [String], _ pids: [pid_t]) -> Round {
         round += 1
         // The same users and conversations through these replicas; fresh localIds each round.
         let clients = PerClient(senders.enumerated().map { s, pair in
@@ -42,7 +44,7 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
         let database = (postgresCPUSeconds() - database0) / Double(8 * perSender) * 1e6
         return (Double(8 * perSender) / seconds, cpu, database)
     }
-    var after: [(rate: Double, cpu: Double, database: Double)] = [], baseline: [(rate: Double, cpu: Double, database: Double)] = []
+    var after: [Round] = [], baseline: [Round] = []
     for _ in 0..<(compare ? 3 : 1) {
         if compare {
             baseline.append(measure(before.map(\.1), before.map(\.0.pid)))

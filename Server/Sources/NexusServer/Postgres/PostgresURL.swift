@@ -127,7 +127,8 @@ struct PostgresURL: Sendable {
             config = .init(unixSocketPath: path, username: username, password: password, database: database)
         }
         config.options.maximumConnections = maxConnections
-        config.options.minimumConnections = min(2, maxConnections)
+        // PostgresNIO asks for fewer than the maximum (Options.minimumConnections).
+        config.options.minimumConnections = min(2, maxConnections - 1)
         if genericPlans { config.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")] }
         return config
     }

@@ -11,13 +11,9 @@ import Testing
 /// vectors already stored were made by the SQL body, so the new one must give the same.
 @Suite(.timeLimit(.minutes(2)))
 struct SearchVectorTests {
-    @Test(.enabled(if: !(ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"] ?? "").isEmpty, "PostgreSQL only"))
+    @Test(.enabled(if: onPostgres, "PostgreSQL only"))
     func theVectorIsMadeInPlpgsqlAndSaysWhatTheSQLBodySaid() async throws {
-        let (config, cleanUp) = try testConfig(ServerLimits())
-        defer { cleanUp() }
-        let db = try await PostgresDatabase.open(url: config.databasePath, logger: Logger(label: "test"))
-        do {
-            try await db.migrate()
+        try await withMigratedPostgres { db in
             let language = try await db.rows(
                 "SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.proname = 'nexus_search_vector'")
             #expect(try language.map { try $0["lanname"].decode(String.self) } == ["plpgsql"])
@@ -36,10 +32,6 @@ struct SearchVectorTests {
                 let (now, before) = (try rows[0]["now"].decode(String.self), try rows[0]["before"].decode(String.self))
                 #expect(now == before, "\(text)")
             }
-        } catch {
-            try? await db.close()
-            throw error
         }
-        try await db.close()
     }
 }

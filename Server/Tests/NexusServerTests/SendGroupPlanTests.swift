@@ -12,13 +12,9 @@ import Testing
 /// The senders' memberships are looked up by key as well.
 @Suite(.timeLimit(.minutes(2)))
 struct SendGroupPlanTests {
-    @Test(.enabled(if: !(ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"] ?? "").isEmpty, "PostgreSQL only"))
+    @Test(.enabled(if: onPostgres, "PostgreSQL only"))
     func theGenericPlanLooksResendsUpByTheirKey() async throws {
-        let (config, cleanUp) = try testConfig(ServerLimits())
-        defer { cleanUp() }
-        let db = try await PostgresDatabase.open(url: config.databasePath, logger: Logger(label: "test"))
-        do {
-            try await db.migrate()
+        try await withMigratedPostgres { db in
             let plan = try await db.primary.pool().client.withConnection { c in
                 try await c.query("SET plan_cache_mode = force_generic_plan", logger: db.logger)
                 try await c.query(PostgresQuery(unsafeSQL: "PREPARE send_group AS " + SendGroup.sql), logger: db.logger)
@@ -35,23 +31,15 @@ struct SendGroupPlanTests {
             #expect(!plan.contains("Seq Scan on messages"), "\(plan)")
             // Each sender's membership (the send endpoint's check) by the members' key too.
             #expect(plan.contains("Index Only Scan using members_") && !plan.contains("Seq Scan on members"), "\(plan)")
-        } catch {
-            try? await db.close()
-            throw error
         }
-        try await db.close()
     }
 
     /// In `plan_cache_mode = auto` PostgreSQL made a custom plan for every single send's
     /// group, a quarter of its CPU in the bench. The batcher's own connection always takes
     /// the generic plan, and the pool's connections keep `auto` for everything else.
-    @Test(.enabled(if: !(ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"] ?? "").isEmpty, "PostgreSQL only"))
+    @Test(.enabled(if: onPostgres, "PostgreSQL only"))
     func singleSendsRunOnTheGenericPlanAndNothingElseDoes() async throws {
-        let (config, cleanUp) = try testConfig(ServerLimits())
-        defer { cleanUp() }
-        let db = try await PostgresDatabase.open(url: config.databasePath, logger: Logger(label: "test"))
-        do {
-            try await db.migrate()
+        try await withMigratedPostgres { db in
             let store = PostgresMessageStore(db: db)
             // One after another, so each is a group of one; no such conversation, so nothing is stored.
             for n in 0..<8 {
@@ -66,10 +54,6 @@ struct SendGroupPlanTests {
             #expect(plans.count == 1 && plans[0].0 == 8 && plans[0].1 == 0, "generic, custom: \(plans)")
             let elsewhere = try await pool.client.query("SHOW plan_cache_mode", logger: db.logger).collect().first?.decode(String.self)
             #expect(elsewhere == "auto")
-        } catch {
-            try? await db.close()
-            throw error
         }
-        try await db.close()
     }
 }

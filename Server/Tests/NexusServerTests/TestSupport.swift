@@ -48,6 +48,24 @@ enum TestPostgres {
     }
 }
 
+/// Whether NEXUS_TEST_POSTGRES names a server: the condition of the PostgreSQL-only tests.
+let onPostgres = !(ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"] ?? "").isEmpty
+
+/// A fresh database on that server, migrated, open for `body` and closed after it.
+func withMigratedPostgres(_ body: (PostgresDatabase) async throws -> Void) async throws {
+    let (config, cleanUp) = try testConfig(ServerLimits())
+    defer { cleanUp() }
+    let db = try await PostgresDatabase.open(url: config.databasePath, logger: Logger(label: "test"))
+    do {
+        try await db.migrate()
+        try await body(db)
+    } catch {
+        try? await db.close()
+        throw error
+    }
+    try await db.close()
+}
+
 /// Runs `body` against a fresh nexusd, in-process. `.live` serves on a loopback socket,
 /// for what only a real connection has: a peer address, header parsing, idle time.
 @discardableResult

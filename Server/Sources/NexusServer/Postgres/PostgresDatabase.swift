@@ -73,16 +73,11 @@ final class PostgresDatabase: Database {
     func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, generic: Bool = false) async throws -> [PostgresRandomAccessRow]
     where Statement.Row == PostgresRandomAccessRow {
         try await withinDeadline(Self.deadline) { pool in
-            guard generic else {
-                var rows: [PostgresRandomAccessRow] = []
-                for try await row in try await pool.client.execute(statement, logger: self.logger) { rows.append(row) }
-                return rows
-            }
             // The lease ends with this closure. Left to the rows' end (PostgresClient.execute),
-            // the one connection was now and then never handed out again after a group had
-            // failed on a concurrent resend (23505), and every later group waited out its
+            // the sends' one connection was now and then never handed out again after a group
+            // had failed on a concurrent resend (23505), and every later group waited out its
             // deadline (ReplicaTests.theSameLocalIdSentToBothReplicasAtOnceMakesOneMessage).
-            return try await pool.generic.withConnection { c in
+            try await (generic ? pool.generic : pool.client).withConnection { c in
                 var rows: [PostgresRandomAccessRow] = []
                 for try await row in try await c.execute(statement, logger: self.logger) { rows.append(row) }
                 return rows

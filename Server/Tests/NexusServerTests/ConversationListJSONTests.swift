@@ -13,7 +13,7 @@ import Testing
 struct ConversationListJSONTests {
     @Test func onePassListIsByteForByteTheModelsList() async throws {
         // The one-pass list is SQLite's; on PostgreSQL both are the models' list.
-        if let server = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], !server.isEmpty { return }
+        if onPostgres { return }
         let (config, cleanUp) = try testConfig(ServerLimits())
         defer { cleanUp() }
         let app = try await buildApplication(config)

@@ -64,7 +64,7 @@ struct FeedReadPathTests {
     /// statements: after a first use of each, more uses with other binds re-prepare nothing.
     @Test func keptStatementsAreNotPreparedAgain() async throws {
         // The kept-statement readers are SQLite's.
-        if let server = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], !server.isEmpty { return }
+        if onPostgres { return }
         let (config, cleanUp) = try testConfig(ServerLimits())
         defer { cleanUp() }
         let app = try await buildApplication(config)

@@ -13,7 +13,7 @@ import Testing
 /// process holding the file's write lock past the busy timeout gets the request a 503 with
 /// Retry-After (the client keeps the message), and once the lock goes, writes go through.
 struct SQLiteBusyTests {
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"].map(\.isEmpty) ?? true, "SQLite only"))
+    @Test(.enabled(if: !onPostgres, "SQLite only"))
     func aFileLockedPastTheTimeoutIsA503ThenWritesResume() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nexusd-busy-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

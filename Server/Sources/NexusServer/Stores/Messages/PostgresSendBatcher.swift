@@ -11,7 +11,7 @@ import Synchronization
 /// acknowledged still means committed; idempotency and seqs are the batch path's.
 ///
 /// Under load a group also waits a little for the senders the previous group just
-/// answered (`gather`): see `drain`.
+/// answered (`gather`): see `gatherIfBusy`.
 final class PostgresSendBatcher: Sendable {
     private struct Waiting {
         let message: NewMessage

@@ -174,7 +174,10 @@ struct AttachmentLifecycleTests {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, seen == nil, flush.isRunning {
             let list = try JSONDecoder().decode([QueuedFilesJSON].self, from: Data(try alice.run(["queue", "--json"]).out.utf8))
-            if let b = list.first?.files?.last?.uploaded, b > 0, b < 160 << 20 { seen = b }
+            // Under half way: the kill below then comes with most of the file still to go.
+            // Caught near the end, the flush finished before the kill on a loaded CI machine,
+            // and the queue it was to show was already empty.
+            if let b = list.first?.files?.last?.uploaded, b > 0, b < 80 << 20 { seen = b }
         }
         kill(flush.processIdentifier, SIGKILL)
         flush.waitUntilExit()

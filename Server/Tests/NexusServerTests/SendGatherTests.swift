@@ -33,17 +33,22 @@ struct SendGatherTests {
         _ = try await batcher.send(NewMessage(conversationId: 1, senderId: 1, localId: localId, text: localId))
     }
 
+    /// Four senders, each sending its next once the last is answered, `each` times.
+    private static func fourInAClosedLoop(_ batcher: PostgresSendBatcher, each: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for s in 0..<4 {
+                group.addTask { for i in 0..<each { try await send(batcher, "s\(s)-\(i)") } }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// Four senders in a closed loop, as the bench's four clients a replica. The gather is
     /// long here so that a loaded test machine still sees each sender come back within it;
     /// a gather ends as soon as they have, so its length costs nothing.
     @Test func closedLoopSendersGoInOneGroup() async throws {
         let (batcher, sizes) = Self.batcher(gather: .seconds(2))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for s in 0..<4 {
-                group.addTask { for i in 0..<30 { try await Self.send(batcher, "s\(s)-\(i)") } }
-            }
-            try await group.waitForAll()
-        }
+        try await Self.fourInAClosedLoop(batcher, each: 30)
         let written = sizes.all
         #expect(written.reduce(0, +) == 120)
         // The first groups form before anything is known about the senders.
@@ -68,12 +73,7 @@ struct SendGatherTests {
     /// rest: with 0.4 s, 10 sends took 1.03 s on CI, one wait and a slow 0.6 s.
     @Test func aSenderThatStopsCostsOneWaitAtMost() async throws {
         let (batcher, sizes) = Self.batcher(gather: .seconds(10), commit: .zero)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for s in 0..<4 {
-                group.addTask { for i in 0..<10 { try await Self.send(batcher, "s\(s)-\(i)") } }
-            }
-            try await group.waitForAll()
-        }
+        try await Self.fourInAClosedLoop(batcher, each: 10)
         let start = ContinuousClock.now
         for i in 0..<10 { try await Self.send(batcher, "last-\(i)") }
         let elapsed = ContinuousClock.now - start

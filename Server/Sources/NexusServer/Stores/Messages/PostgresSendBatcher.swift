@@ -24,9 +24,8 @@ final class PostgresSendBatcher: Sendable {
         /// Senders seen at the last group's end: its own and those queued meanwhile.
         var active = 0
         var lastEnd: ContinuousClock.Instant?
-        /// The drain, while it gathers.
-        var gathering: CheckedContinuation<Void, Never>?
-        var gatherTarget = 0
+        /// The drain while it gathers, and how many queued sends end the gather.
+        var gathering: (continuation: CheckedContinuation<Void, Never>, target: Int)?
         /// Which gather a timer belongs to: an earlier one's must not end a later one.
         var gatherRound = 0
     }
@@ -53,7 +52,10 @@ final class PostgresSendBatcher: Sendable {
             let (lead, gathered) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
                 state.queue.append(Waiting(message: message, continuation: continuation))
                 var gathered: CheckedContinuation<Void, Never>?
-                if state.queue.count >= state.gatherTarget { swap(&gathered, &state.gathering) }
+                if let gathering = state.gathering, state.queue.count >= gathering.target {
+                    gathered = gathering.continuation
+                    state.gathering = nil
+                }
                 defer { state.writing = true }
                 return (!state.writing, gathered)
             }
@@ -102,8 +104,7 @@ final class PostgresSendBatcher: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let round = state.withLock { state -> Int? in
                 guard state.queue.count < target else { return nil }
-                state.gatherTarget = target
-                state.gathering = continuation
+                state.gathering = (continuation, target)
                 state.gatherRound += 1
                 return state.gatherRound
             }
@@ -113,11 +114,10 @@ final class PostgresSendBatcher: Sendable {
                 self.state.withLock { state -> CheckedContinuation<Void, Never>? in
                     guard state.gatherRound == round else { return nil }
                     defer { state.gathering = nil }
-                    return state.gathering
+                    return state.gathering?.continuation
                 }?.resume()
             }
         }
-        state.withLock { $0.gatherTarget = 0 }
     }
 
     /// The group's outcomes, in its order.

@@ -24,7 +24,8 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
             before.append(beforeBinary.map { startServer(db: database, binary: $0) } ?? startServer(db: database, extra: ["--bench-baseline"]))
         }
     }
-    let perSender = 500
+    // NEXUS_BENCH_PG_SENDS: more sends a sender, for a profile long enough to read.
+    let perSender = environment["NEXUS_BENCH_PG_SENDS"].flatMap(Int.init) ?? 500
     var round = 0
     /// Messages a second; CPU a message of the replicas, and of PostgreSQL, in µs.
     typealias Round = (rate: Double, cpu: Double, database: Double)

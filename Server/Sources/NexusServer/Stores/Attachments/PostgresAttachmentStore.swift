@@ -154,6 +154,7 @@ struct PostgresAttachmentStore: AttachmentStore {
 /// on a generic plan, which takes the bytes as the parameter they are.
 private struct InsertUploadChunk: PostgresPreparedStatement {
     typealias Row = ()
+    static let name = "InsertUploadChunk"  // not worked out at every execute (SendGroup.name)
     static let sql = "INSERT INTO upload_chunks (user_id, sha256, at, data) VALUES ($1, $2, $3, $4)"
 
     let user: Int64, sha256: String, at: Int64, data: ByteBuffer

@@ -105,6 +105,7 @@ struct PostgresConversationStore: ConversationStore {
 /// analysed and planned each time (issue 19).
 private struct MemberIds: PostgresPreparedStatement {
     typealias Row = PostgresRandomAccessRow
+    static let name = "MemberIds"  // not worked out at every execute (SendGroup.name)
     static let sql = "SELECT user_id FROM members WHERE conversation_id = $1"
 
     let conversationId: Int64

@@ -68,6 +68,9 @@ extension PostgresMessageStore {
 /// membership likewise: as an EXISTS, it was a hash join over all of `members`.
 struct SendGroup: PostgresPreparedStatement {
     typealias Row = PostgresRandomAccessRow
+    /// PostgresNIO's default name, `String(reflecting:)` of the type, is worked out anew at
+    /// every execute: half a percent of a replica's CPU on single sends.
+    static let name = "SendGroup"
 
     let conversationIds: [Int64], senderIds: [Int64], localIds: [String], texts: [ByteBuffer]
     let replyTo: [Int64], attachments: [String], locking: [Int64], now: Int64, notes: [String]

@@ -127,9 +127,12 @@ struct PostgresURL: Sendable {
             config = .init(unixSocketPath: path, username: username, password: password, database: database)
         }
         config.options.maximumConnections = maxConnections
-        // PostgresNIO asks for fewer than the maximum (Options.minimumConnections).
+        // Kept open through idle time, so that the first query after a quiet minute does not
+        // connect first. PostgresNIO asks for fewer than the maximum (Options.minimumConnections).
         config.options.minimumConnections = min(2, maxConnections - 1)
-        if genericPlans { config.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")] }
+        // Named, so that an operator can tell them apart in pg_stat_activity.
+        config.options.additionalStartupParameters = [("application_name", genericPlans ? "nexusd sends" : "nexusd")]
+        if genericPlans { config.options.additionalStartupParameters.append(("plan_cache_mode", "force_generic_plan")) }
         return config
     }
 }

@@ -43,8 +43,16 @@ func batchIngestRate(_ api: NexusAPI, conversation: Int64, prefix: String) -> Do
     return Double(batches * perBatch) / (now() - start)
 }
 
-/// User plus system CPU time of a process so far, from /proc.
+/// User plus system CPU time of a process so far, its threads' that ended included. Read
+/// from the process's CPU-time clock, in nanoseconds: /proc's clock ticks are 10 ms, and a
+/// row such as the batch ingest's CPU (about 0.17 s a round) moved 6 % a tick, more than
+/// half of its +10 % target.
 func cpuSeconds(of pid: pid_t) -> Double {
+    var clock = clockid_t()
+    var time = timespec()
+    if clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 {
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
           let close = stat.lastIndex(of: ")") else { return 0 }
     let fields = stat[stat.index(after: close)...].split(separator: " ")

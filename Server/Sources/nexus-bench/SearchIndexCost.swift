@@ -79,7 +79,8 @@ func searchIndexCostMeasures(rounds: Int = 5) {
         let x = percentile(a, 50), y = percentile(b, 50)
         let cost = higherIsBetter ? y / x : x / y
         report("  \(what): with index / without (median of \(rounds))",
-               String(format: "%.0f / %.0f %@ (index costs %+.1f %%)", x, y, unit, (cost - 1) * 100),
+               String(format: unit == "µs" ? "%.1f / %.1f %@ (index costs %+.1f %%)" : "%.0f / %.0f %@ (index costs %+.1f %%)",
+                      x, y, unit, (cost - 1) * 100),
                target: "≤ +10 %", ok: cost <= 1.10)
     }
     row("single sends/s, 8 clients", on.single, off.single, unit: "msg/s", higherIsBetter: true)

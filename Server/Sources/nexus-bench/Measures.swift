@@ -43,7 +43,7 @@ func batchIngestRate(_ api: NexusAPI, conversation: Int64, prefix: String) -> Do
     return Double(batches * perBatch) / (now() - start)
 }
 
-/// User plus system CPU time of a process so far, its threads' that ended included. Read
+/// User plus system CPU time of a process so far, including its threads that have ended,
 /// from the process's CPU-time clock, in nanoseconds: /proc's clock ticks are 10 ms, and a
 /// row such as the batch ingest's CPU (about 0.17 s a round) moved 6 % a tick, more than
 /// half of its +10 % target.

@@ -20,7 +20,7 @@ final class PostgresPrimary: Sendable {
         ///
         /// Its maximum is 2 so that its minimum can be 1 (PostgresNIO keeps the minimum below
         /// the maximum): with none, the pool closed the connection after a minute without
-        /// sends, and the next send connected and prepared its statement again, 11-14 ms
+        /// sends, and the next send connected and prepared its statement again, 13-14 ms
         /// against 2 (a cron job's send, every time). A second connection opens only while the
         /// first is busy, as with a keep-alive query, and closes after a minute idle.
         let generic: PostgresClient

@@ -46,19 +46,12 @@ func batchIngestRate(_ api: NexusAPI, conversation: Int64, prefix: String) -> Do
 /// User plus system CPU time of a process so far, including its threads that have ended,
 /// from the process's CPU-time clock, in nanoseconds: /proc's clock ticks are 10 ms, and a
 /// row such as the batch ingest's CPU (about 0.17 s a round) moved 6 % a tick, more than
-/// half of its +10 % target.
+/// half of its +10 % target. Zero once the process is gone, as /proc gave.
 func cpuSeconds(of pid: pid_t) -> Double {
     var clock = clockid_t()
     var time = timespec()
-    if clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 {
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return 0 }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
-    let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
-    return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    guard clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 else { return 0 }
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
 /// User plus system CPU time so far of every process named `postgres`: the bench's own

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NexusCore
 import PostgresNIO
 import Synchronization
@@ -74,7 +75,7 @@ struct ReplicaCacheTests {
         let configuration = PostgresClient.Configuration(host: "127.0.0.1", port: 1, username: "nexus", password: nil, database: nil, tls: .disable)
         return PostgresPrimary.Pool(
             client: PostgresClient(configuration: configuration), generic: PostgresClient(configuration: configuration),
-            endpoint: .tcp(host: "127.0.0.1", port: 1))
+            endpoint: .tcp(host: "127.0.0.1", port: 1), logger: Logger(label: "test"))
     }
 
     @Test func aQueryPastItsDeadlineFailsAsUnavailableAndIsCancelled() async throws {

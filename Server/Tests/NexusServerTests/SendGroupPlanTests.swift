@@ -76,4 +76,23 @@ struct SendGroupPlanTests {
             #expect(open == 1, "the sends' connections open with no send yet: \(open)")
         }
     }
+
+    /// PostgresNIO's keep-alive is off on the sends' connection (a timer a group); the pool
+    /// asks that connection `SELECT 1` itself once it has been idle for the period.
+    @Test(.enabled(if: onPostgres, "PostgreSQL only"))
+    func theSendsConnectionIsAskedSomethingWhenIdle() async throws {
+        let (config, cleanUp) = try testConfig(ServerLimits())
+        defer { cleanUp() }
+        let db = try await PostgresDatabase.open(url: config.databasePath, keepAlive: .milliseconds(300), logger: Logger(label: "test"))
+        var last = ""
+        for _ in 0..<100 where last != "SELECT 1" {
+            try await Task.sleep(for: .milliseconds(50))
+            last = try await db.primary.pool().client.query(
+                "SELECT query FROM pg_stat_activity WHERE application_name = 'nexusd sends' AND datname = current_database()",
+                logger: db.logger
+            ).collect().first?.decode(String.self) ?? ""
+        }
+        try await db.close()
+        #expect(last == "SELECT 1", "the idle sends' connection's last query after 5 s: '\(last)'")
+    }
 }

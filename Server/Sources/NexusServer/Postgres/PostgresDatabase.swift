@@ -21,9 +21,11 @@ final class PostgresDatabase: Database {
     /// Tells this replica's notes from the others' on the bus.
     let origin: String
 
-    static func open(url: String, maxConnections: Int = 16, logger: Logger) async throws -> PostgresDatabase {
+    static func open(
+        url: String, maxConnections: Int = 16, keepAlive: Duration = PostgresPrimary.keepAlive, logger: Logger
+    ) async throws -> PostgresDatabase {
         let parsed = try PostgresURL(url)
-        let primary = try PostgresPrimary(url: parsed, maxConnections: maxConnections, logger: logger)
+        let primary = try PostgresPrimary(url: parsed, maxConnections: maxConnections, keepAlive: keepAlive, logger: logger)
         let database = PostgresDatabase(primary: primary, logger: logger)
         // Fail at start-up, with the database's own reason, rather than on the first request.
         // Several hosts: a failover may be under way, so give it the time one takes.
@@ -73,11 +75,12 @@ final class PostgresDatabase: Database {
     func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, generic: Bool = false) async throws -> [PostgresRandomAccessRow]
     where Statement.Row == PostgresRandomAccessRow {
         try await withinDeadline(Self.deadline) { pool in
+            if generic { pool.usedGeneric() }
             // The lease ends with this closure. Left to the rows' end (PostgresClient.execute),
             // the sends' one connection was now and then never handed out again after a group
             // had failed on a concurrent resend (23505), and every later group waited out its
             // deadline (ReplicaTests.theSameLocalIdSentToBothReplicasAtOnceMakesOneMessage).
-            try await (generic ? pool.generic : pool.client).withConnection { c in
+            return try await (generic ? pool.generic : pool.client).withConnection { c in
                 var rows: [PostgresRandomAccessRow] = []
                 for try await row in try await c.execute(statement, logger: self.logger) { rows.append(row) }
                 return rows

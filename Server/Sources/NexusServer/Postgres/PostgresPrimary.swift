@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -27,16 +28,58 @@ final class PostgresPrimary: Sendable {
         let endpoint: PostgresURL.Endpoint
         private let runners: [Task<Void, Never>]
         private let dropped = Atomic(false)
+        /// When `generic` last ran a statement: see `keepAlive`.
+        private let genericUsed = LastUse()
 
         /// No longer the primary's pool: calls on it fail (QueryDeadlines.abandon).
         var isDropped: Bool { dropped.load(ordering: .sequentiallyConsistent) }
 
-        init(client: PostgresClient, generic: PostgresClient, endpoint: PostgresURL.Endpoint) {
+        init(
+            client: PostgresClient, generic: PostgresClient, endpoint: PostgresURL.Endpoint,
+            keepAlive: Duration = PostgresPrimary.keepAlive, logger: Logger
+        ) {
             self.client = client
             self.generic = generic
             self.endpoint = endpoint
             // Immediate, so each client is running before the first query asks it for a connection.
-            self.runners = [Task.immediate { await client.run() }, Task.immediate { await generic.run() }]
+            self.runners = [
+                Task.immediate { await client.run() }, Task.immediate { await generic.run() },
+                Task { [genericUsed] in await Self.keepAlive(generic, every: keepAlive, used: genericUsed, logger: logger) },
+            ]
+        }
+
+        /// Called for each statement run on `generic`.
+        func usedGeneric() {
+            genericUsed.now()
+        }
+
+        /// When something last happened, in NIO's uptime nanoseconds.
+        final class LastUse: Sendable {
+            private let nanoseconds = Atomic<UInt64>(NIODeadline.now().uptimeNanoseconds)
+            func now() { nanoseconds.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed) }
+            /// How long until `period` has passed since then; zero once it has.
+            func left(of period: Duration) -> Duration {
+                let since = Int64(NIODeadline.now().uptimeNanoseconds &- nanoseconds.load(ordering: .relaxed))
+                return max(.zero, period - .nanoseconds(since))
+            }
+        }
+
+        /// PostgresNIO's own keep-alive (PostgresURL.clientConfiguration) sets a timer each
+        /// time a connection goes back to the pool and cancels it at the next lease: three
+        /// tasks and a Dispatch timer a group, 6.5 % of a replica's CPU on the bench's single
+        /// sends. Here the sends' connection is asked `SELECT 1` only after `period` without
+        /// a statement, as PostgresNIO asks an idle one, so that a middlebox does not drop it.
+        private static func keepAlive(_ client: PostgresClient, every period: Duration, used: LastUse, logger: Logger) async {
+            while true {
+                let left = used.left(of: period)
+                if left > .zero {
+                    do { try await Task.sleep(for: left) } catch { return }  // the pool closed
+                    continue
+                }
+                // A failure is the connection's: PostgresNIO closes it and opens another.
+                _ = try? await client.query("SELECT 1", logger: logger).collect()
+                used.now()
+            }
         }
 
         /// Called by QueryDeadlines.abandon, before it fails the calls in flight.
@@ -69,6 +112,10 @@ final class PostgresPrimary: Sendable {
     /// Every call in flight on a pool, with its deadline.
     let calls = QueryDeadlines()
     let maxConnections: Int
+    /// How long the sends' connection may stay idle before it is asked `SELECT 1`
+    /// (Pool.keepAlive): PostgresNIO's default for its own keep-alive.
+    static let keepAlive: Duration = .seconds(30)
+    let keepAlive: Duration
     let logger: Logger
     private let state = Mutex(State())
     private let tls: PostgresConnection.Configuration.TLS
@@ -76,9 +123,10 @@ final class PostgresPrimary: Sendable {
     /// Several hosts: the primary is looked for and followed. One host: it is the database.
     var followsPrimary: Bool { url.endpoints.count > 1 }
 
-    init(url: PostgresURL, maxConnections: Int, logger: Logger) throws {
+    init(url: PostgresURL, maxConnections: Int, keepAlive: Duration = PostgresPrimary.keepAlive, logger: Logger) throws {
         self.url = url
         self.maxConnections = maxConnections
+        self.keepAlive = keepAlive
         self.logger = logger
         switch url.tls {
         case .disable: tls = .disable
@@ -139,7 +187,7 @@ final class PostgresPrimary: Sendable {
         Pool(
             client: PostgresClient(configuration: url.clientConfiguration(maxConnections: maxConnections, endpoint: endpoint), backgroundLogger: logger),
             generic: PostgresClient(configuration: url.clientConfiguration(maxConnections: 2, endpoint: endpoint, genericPlans: true), backgroundLogger: logger),
-            endpoint: endpoint)
+            endpoint: endpoint, keepAlive: keepAlive, logger: logger)
     }
 
     private func currentOrSearch() -> Pool? {

@@ -132,7 +132,11 @@ struct PostgresURL: Sendable {
         config.options.minimumConnections = min(2, maxConnections - 1)
         // Named, so that an operator can tell them apart in pg_stat_activity.
         config.options.additionalStartupParameters = [("application_name", genericPlans ? "nexusd sends" : "nexusd")]
-        if genericPlans { config.options.additionalStartupParameters.append(("plan_cache_mode", "force_generic_plan")) }
+        if genericPlans {
+            config.options.additionalStartupParameters.append(("plan_cache_mode", "force_generic_plan"))
+            // Kept alive by PostgresPrimary.Pool instead, without a timer a group.
+            config.options.keepAliveBehavior = nil
+        }
         return config
     }
 }

@@ -23,12 +23,17 @@ struct AppRequestContext: RequestContext {
 
 extension Request {
     /// Decodes a JSON body, answering 400 with the decoder's reason when it is not valid.
-    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext, limit: Int? = nil) async throws -> T {
+    /// `reading`: a hand reader that gives the same value as JSONDecoder or nil (then
+    /// JSONDecoder decides), for a body on the hot path (SendRequest.read).
+    func decodeJSON<T: Decodable>(
+        _ type: T.Type, context: AppRequestContext, limit: Int? = nil, reading: ((UnsafeRawBufferPointer) -> T?)? = nil
+    ) async throws -> T {
         let buffer = try await body.collect(upTo: limit ?? context.maxUploadSize)
         if JSONDepth.exceeds(buffer.readableBytesView, ServerLimits.maxJSONDepth) {
             throw APIError.badRequest(
                 "The request body nests arrays and objects more than \(ServerLimits.maxJSONDepth) deep.", code: "too_deep")
         }
+        if let reading, let value = buffer.withUnsafeReadableBytes(reading) { return value }
         do {
             return try JSONDecoder().decode(T.self, from: buffer)
         } catch let DecodingError.keyNotFound(key, _) {

@@ -71,20 +71,9 @@ extension ConversationsResponse {
     }
 }
 
-/// Which fields an object had, so a repeated key (whose meaning JSONDecoder decides) and a
-/// missing required one are noticed.
-private struct Seen {
-    var bits: UInt32 = 0
-    mutating func mark(_ field: UInt32) throws(JSONByteReader.Unreadable) {
-        guard bits & (1 << field) == 0 else { throw .init() }
-        bits |= 1 << field
-    }
-    func has(all fields: UInt32...) -> Bool { fields.allSatisfy { bits & (1 << $0) != 0 } }
-}
-
 extension ConversationSummary {
     static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> ConversationSummary {
-        var seen = Seen()
+        var seen = JSONByteReader.Seen()
         var id: Int64 = 0, lastSeq: Int64 = 0, unread = 0
         var kind = ConversationKind.direct
         var name: String?
@@ -135,7 +124,7 @@ extension Message {
     static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> Message {
         r.skipSpace()
         let start = r.i
-        var seen = Seen()
+        var seen = JSONByteReader.Seen()
         var id: Int64 = 0, conversationId: Int64 = 0, seq: Int64 = 0, senderId: Int64 = 0
         var localId = "", text = ""
         var sentAt = Timestamp(milliseconds: 0)
@@ -186,7 +175,7 @@ extension Message {
 
 extension User {
     static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> User {
-        var seen = Seen()
+        var seen = JSONByteReader.Seen()
         var id: Int64 = 0
         var email = "", displayName = ""
         var online: Bool?, bot: Bool?

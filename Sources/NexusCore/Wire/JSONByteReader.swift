@@ -10,6 +10,17 @@ struct JSONByteReader {
     /// Not an error to show anyone: the signal to decode with JSONDecoder instead.
     struct Unreadable: Error {}
 
+    /// Which fields an object had, so a repeated key (whose meaning JSONDecoder decides) and
+    /// a missing required one are noticed.
+    struct Seen {
+        var bits: UInt32 = 0
+        mutating func mark(_ field: UInt32) throws(Unreadable) {
+            guard bits & (1 << field) == 0 else { throw .init() }
+            bits |= 1 << field
+        }
+        func has(all fields: UInt32...) -> Bool { fields.allSatisfy { bits & (1 << $0) != 0 } }
+    }
+
     let b: UnsafeBufferPointer<UInt8>
     var i = 0
 

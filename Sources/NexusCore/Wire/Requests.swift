@@ -122,7 +122,7 @@ public struct ConversationsResponse: Codable, Sendable, Equatable {
     }
 }
 
-public struct SendRequest: Codable, Sendable {
+public struct SendRequest: Codable, Equatable, Sendable {
     public var localId: String
     public var text: String
     /// The seq of the message in this conversation that this one answers.

@@ -22,7 +22,7 @@ struct MessagesController {
         // that may not send here is told so only once the caller is known to be a member
         // (this throws 404 or 403): a non-member's 404 stays the same for every token.
         if !caller.access.allows(.send, conversation: id) { _ = try await services.members(of: id, caller: caller, for: .send) }
-        let body = try await request.decodeJSON(SendRequest.self, context: context)
+        let body = try await request.decodeJSON(SendRequest.self, context: context, reading: SendRequest.read(json:))
         try Self.validate(body)
         let attachments = body.attachments ?? []
         try await AttachmentsController.check(attachments, sender: me.id, store: services.stores.attachments)

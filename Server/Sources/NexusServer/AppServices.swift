@@ -72,7 +72,7 @@ struct AppServices: Sendable {
     /// Called once a request, by AuthenticationMiddleware.
     func authenticate(_ request: Request) async throws -> Caller {
         // The scheme name is case-insensitive (RFC 9110).
-        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
+        guard let header = Self.authorization(request.headers), header.count > 7, header.prefix(7).lowercased() == "bearer "
         else {
             throw APIError.unauthorized
         }
@@ -101,6 +101,18 @@ struct AppServices: Sendable {
         try await seen(session.user, request: request, at: now)
         return Caller(user: session.user, tokenHash: hash, access: session.access,
                       sessionExpiresAt: isAccessToken ? nil : session.expiresAt)
+    }
+
+    /// The one Authorization header's value; nil when there is none or more than one (whose
+    /// values HTTPFields' subscript joins with a comma, so no token matched either). That
+    /// subscript builds the joined string for every request: 1 % of nexusd's CPU on sends.
+    static func authorization(_ headers: HTTPFields) -> String? {
+        var value: String?
+        for field in headers where field.name == .authorization {
+            guard value == nil else { return nil }
+            value = field.value
+        }
+        return value
     }
 
     /// How stale a session's stored expiry, or a token's last use, may be before a

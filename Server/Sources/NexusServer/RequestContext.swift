@@ -5,7 +5,8 @@ import Foundation
 struct AppRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's IP address, for the per-address login limit; nil in in-process tests.
-    var clientAddress: String?
+    /// Worked out when asked: a login asks, and writing it out cost every request.
+    var clientAddress: String? { channel?.remoteAddress?.ipAddress }
     /// Set by AuthenticationMiddleware; read it as `caller`.
     var identity: Caller?
     /// The connection, so a held long poll can tell when its client goes away.
@@ -13,7 +14,6 @@ struct AppRequestContext: RequestContext {
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.clientAddress = source.channel.remoteAddress?.ipAddress
         self.channel = source.channel
     }
 

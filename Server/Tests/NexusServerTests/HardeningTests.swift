@@ -31,6 +31,18 @@ struct HardeningTests {
         }
     }
 
+    /// Two Authorization headers name no one, even when one of them is right.
+    @Test func twoAuthorizationHeadersAreRefused() async throws {
+        try await withServer { api in
+            let alice = try await api.register("alice@example.com")
+            var headers: HTTPFields = [:]
+            headers.append(HTTPField(name: .authorization, value: "Bearer \(alice.token)"))
+            headers.append(HTTPField(name: .authorization, value: "Bearer \(alice.token)"))
+            let response = try await api.client.executeRequest(uri: "/v1/me", method: .get, headers: headers, body: nil)
+            #expect(response.status == .unauthorized)
+        }
+    }
+
     /// A localId names one message: reusing it for another conversation is a conflict,
     /// not a silent answer with the other conversation's message.
     @Test func localIdReusedInAnotherConversationIsAConflict() async throws {

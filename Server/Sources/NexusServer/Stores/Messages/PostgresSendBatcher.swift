@@ -115,9 +115,8 @@ final class PostgresSendBatcher: Sendable {
             // worker thread that handed the task back to a loop, 5 % of a replica's CPU on
             // the bench's single sends. Left to fire when the senders came first: it then
             // finds a later round, or none.
-            let (seconds, attoseconds) = gather.components
             let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()
-            loop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            loop.scheduleTask(in: TimeAmount(gather)) {
                 self.state.withLock { state -> CheckedContinuation<Void, Never>? in
                     guard state.gatherRound == round else { return nil }
                     defer { state.gathering = nil }

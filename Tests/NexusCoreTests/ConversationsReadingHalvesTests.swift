@@ -58,7 +58,7 @@ struct ConversationsReadingHalvesTests {
     /// What the second half cannot read is read by the first, which leaves it to JSONDecoder.
     @Test func anUnreadableSecondHalfIsLeftToJSONDecoder() {
         let items = (1...50).map { Self.summary($0, extra: $0 == 40 ? #","lastMessageReadBy":1e2"# : "") }
-        ConversationsReadingTests.leavesToJSONDecoder(Array(ConversationsReadingTests.list(items.joined(separator: ",")).utf8))
+        ConversationsReadingTests.check.leavesToJSONDecoder(Array(ConversationsReadingTests.list(items.joined(separator: ",")).utf8))
         let bytes = Array(ConversationsReadingTests.list(items.joined(separator: ",")).utf8)
         #expect(ConversationsResponse.read(json: bytes, halvesFrom: 0) == nil)
     }

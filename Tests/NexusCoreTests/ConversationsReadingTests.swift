@@ -5,29 +5,7 @@ import Testing
 /// The hand reader of the conversation list must give what JSONDecoder gives, or nil (then
 /// the client asks JSONDecoder): never a different value, never a value where JSONDecoder fails.
 struct ConversationsReadingTests {
-    /// The hand reader's answer, checked against JSONDecoder's on the same bytes.
-    @discardableResult
-    static func compare(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> (fast: ConversationsResponse?, slow: ConversationsResponse?) {
-        let fast = ConversationsResponse.read(json: bytes)
-        let slow = try? JSONDecoder().decode(ConversationsResponse.self, from: Data(bytes))
-        if let fast {
-            #expect(slow != nil, "the hand reader read what JSONDecoder refuses", sourceLocation: sourceLocation)
-            #expect(fast == slow, sourceLocation: sourceLocation)
-        }
-        return (fast, slow)
-    }
-
-    /// Read by hand (not handed to JSONDecoder), and equal to JSONDecoder's value.
-    static func readsByHand(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let (fast, slow) = compare(Array(text.utf8), sourceLocation: sourceLocation)
-        #expect(fast != nil, "left to JSONDecoder: \(text)", sourceLocation: sourceLocation)
-        #expect(slow != nil, sourceLocation: sourceLocation)
-    }
-
-    static func leavesToJSONDecoder(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
-        let (fast, _) = compare(bytes, sourceLocation: sourceLocation)
-        #expect(fast == nil, "read by hand: \(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
-    }
+    static let check = HandReaderCheck<ConversationsResponse> { ConversationsResponse.read(json: $0) }
 
     static let t = "\"2026-11-22T12:03:04.005Z\""
     static func summary(_ extra: String = "", message: String = "null") -> String {
@@ -39,26 +17,26 @@ struct ConversationsReadingTests {
     static let message = #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l1","text":"hi","sentAt":\#(t)}"#
 
     @Test func readsEveryFieldAsJSONDecoderDoes() {
-        Self.readsByHand(Self.list(Self.summary(#","name":"Team","lastMessageReadBy":2,"lastMessageReaders":3"#, message: Self.message)))
-        Self.readsByHand(Self.list(Self.summary(#","name":null,"lastMessageReadBy":null,"lastMessageReaders":null"#)))
-        Self.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"","sentAt":\#(Self.t),"replyTo":4,"editedAt":\#(Self.t),"deletedAt":\#(Self.t)}"#)))
-        Self.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"","sentAt":\#(Self.t),"replyTo":null,"editedAt":null,"deletedAt":null,"reactions":null,"attachments":null,"membership":null}"#)))
+        Self.check.readsByHand(Self.list(Self.summary(#","name":"Team","lastMessageReadBy":2,"lastMessageReaders":3"#, message: Self.message)))
+        Self.check.readsByHand(Self.list(Self.summary(#","name":null,"lastMessageReadBy":null,"lastMessageReaders":null"#)))
+        Self.check.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"","sentAt":\#(Self.t),"replyTo":4,"editedAt":\#(Self.t),"deletedAt":\#(Self.t)}"#)))
+        Self.check.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"","sentAt":\#(Self.t),"replyTo":null,"editedAt":null,"deletedAt":null,"reactions":null,"attachments":null,"membership":null}"#)))
         // Presence and bots on users; absent, null and set.
-        Self.readsByHand(Self.list("", users: #"[{"id":1,"email":"a@b.c","displayName":"A","online":true,"lastSeenAt":\#(Self.t),"bot":false},{"id":2,"email":"d","displayName":"D","online":null,"lastSeenAt":null,"bot":null},{"id":-9223372036854775808,"email":"","displayName":""}]"#))
-        Self.readsByHand(" \n\t{ \"users\" : [ ] ,\r\n \"conversations\" : [ ] } \n")
-        Self.readsByHand(Self.list(Self.summary(), users: "[]"))
+        Self.check.readsByHand(Self.list("", users: #"[{"id":1,"email":"a@b.c","displayName":"A","online":true,"lastSeenAt":\#(Self.t),"bot":false},{"id":2,"email":"d","displayName":"D","online":null,"lastSeenAt":null,"bot":null},{"id":-9223372036854775808,"email":"","displayName":""}]"#))
+        Self.check.readsByHand(" \n\t{ \"users\" : [ ] ,\r\n \"conversations\" : [ ] } \n")
+        Self.check.readsByHand(Self.list(Self.summary(), users: "[]"))
     }
 
     @Test func ignoresUnknownFieldsOfAnyShape() {
         let unknown = #","future":{"a":[1,-2,{"b":null}],"c":"\u00e9\n","d":true,"e":false},"later":[],"n":0"#
-        Self.readsByHand(#"{"conversations":[\#(Self.summary(unknown))],"users":[],"version":"2"}"#)
-        Self.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"x","sentAt":\#(Self.t),"pinned":{"by":[1]}}"#),
+        Self.check.readsByHand(#"{"conversations":[\#(Self.summary(unknown))],"users":[],"version":"2"}"#)
+        Self.check.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"x","sentAt":\#(Self.t),"pinned":{"by":[1]}}"#),
                                    users: #"[{"id":1,"email":"a","displayName":"A","status":"away","devices":[{"id":1}]}]"#))
     }
 
     @Test func readsEscapesAndUnicode() {
         for text in [#"a\"b\\c\/d"#, #"\b\f\n\r\t"#, #"\u0000\u001f\u00e9\u20ac"#, #"\ud83d\ude42 and \uD83D\uDE42"#, "é🙂中文 ‮", #"\u0041\u00"# + "41"] {
-            Self.readsByHand(Self.list(Self.summary(#","name":"\#(text)""#), users: #"[{"id":1,"email":"\#(text)","displayName":"\#(text)"}]"#))
+            Self.check.readsByHand(Self.list(Self.summary(#","name":"\#(text)""#), users: #"[{"id":1,"email":"\#(text)","displayName":"\#(text)"}]"#))
         }
     }
 
@@ -67,7 +45,7 @@ struct ConversationsReadingTests {
                     #""attachments":[{"name":"a.txt","size":3,"type":"text/plain","sha256":"\#(String(repeating: "ab", count: 32))"}]"#,
                     #""membership":{"kind":"renamed","name":"New"}"#]
         for field in rich {
-            Self.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"t","sentAt":\#(Self.t),\#(field)}"#)))
+            Self.check.readsByHand(Self.list(Self.summary(message: #"{"id":7,"conversationId":3,"seq":12,"senderId":1,"localId":"l","text":"t","sentAt":\#(Self.t),\#(field)}"#)))
         }
     }
 
@@ -98,13 +76,13 @@ struct ConversationsReadingTests {
             Self.list(Self.summary(#","future":truex"#)),
             "", "[]", "null",
         ]
-        for text in cases { Self.leavesToJSONDecoder(Array(text.utf8)) }
+        for text in cases { Self.check.leavesToJSONDecoder(Array(text.utf8)) }
         // Bytes that are not UTF-8, in a field read and in one skipped.
         for bad: [UInt8] in [[0xC3], [0xFF, 0xFE], [0xED, 0xA0, 0x80]] {
             let template = Array(Self.list(Self.summary(#","name":"X""#)).utf8)
             let at = template.firstIndex(of: UInt8(ascii: "X"))!
-            Self.leavesToJSONDecoder(Array(template[..<at]) + bad + Array(template[(at + 1)...]))
-            Self.leavesToJSONDecoder(Array(#"{"conversations":[],"users":[],"x":""#.utf8) + bad + Array(#""}"#.utf8))
+            Self.check.leavesToJSONDecoder(Array(template[..<at]) + bad + Array(template[(at + 1)...]))
+            Self.check.leavesToJSONDecoder(Array(#"{"conversations":[],"users":[],"x":""#.utf8) + bad + Array(#""}"#.utf8))
         }
     }
 

@@ -6,46 +6,26 @@ import Testing
 /// hand reader gives up: it must give what JSONDecoder gives, or nil, and never a value where
 /// JSONDecoder fails (the client would get 201 where it should get 400).
 struct SendRequestReadingTests {
-    @discardableResult
-    static func compare(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> (fast: SendRequest?, slow: SendRequest?) {
-        let fast = bytes.withUnsafeBytes { SendRequest.read(json: $0) }
-        let slow = try? JSONDecoder().decode(SendRequest.self, from: Data(bytes))
-        if let fast {
-            #expect(slow != nil, "the hand reader read what JSONDecoder refuses", sourceLocation: sourceLocation)
-            #expect(fast == slow, sourceLocation: sourceLocation)
-        }
-        return (fast, slow)
-    }
-
-    static func readsByHand(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let (fast, slow) = compare(Array(text.utf8), sourceLocation: sourceLocation)
-        #expect(fast != nil, "left to JSONDecoder: \(text)", sourceLocation: sourceLocation)
-        #expect(slow != nil, sourceLocation: sourceLocation)
-    }
-
-    static func leavesToJSONDecoder(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
-        let (fast, _) = compare(bytes, sourceLocation: sourceLocation)
-        #expect(fast == nil, "read by hand: \(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
-    }
+    static let check = HandReaderCheck<SendRequest> { $0.withUnsafeBytes { SendRequest.read(json: $0) } }
 
     static let file = #"{"name":"a.txt","size":3,"type":"text/plain","sha256":"\#(String(repeating: "ab", count: 32))"}"#
 
     @Test func readsEveryFieldAsJSONDecoderDoes() {
-        Self.readsByHand(#"{"localId":"l1","text":"hi"}"#)
-        Self.readsByHand(#"{"text":"","localId":"","replyTo":9223372036854775807,"attachments":[\#(Self.file),\#(Self.file)]}"#)
-        Self.readsByHand(#"{"localId":"l","text":"t","replyTo":null,"attachments":null}"#)
-        Self.readsByHand(#"{"localId":"l","text":"t","replyTo":-4,"attachments":[]}"#)
-        Self.readsByHand(" \n\t{ \"localId\" : \"l\" ,\r\n \"text\" : \"t\" } \n")
+        Self.check.readsByHand(#"{"localId":"l1","text":"hi"}"#)
+        Self.check.readsByHand(#"{"text":"","localId":"","replyTo":9223372036854775807,"attachments":[\#(Self.file),\#(Self.file)]}"#)
+        Self.check.readsByHand(#"{"localId":"l","text":"t","replyTo":null,"attachments":null}"#)
+        Self.check.readsByHand(#"{"localId":"l","text":"t","replyTo":-4,"attachments":[]}"#)
+        Self.check.readsByHand(" \n\t{ \"localId\" : \"l\" ,\r\n \"text\" : \"t\" } \n")
     }
 
     @Test func ignoresUnknownFieldsOfAnyShape() {
-        Self.readsByHand(#"{"localId":"l","future":{"a":[1,-2,{"b":null}],"c":"\u00e9\n","d":true,"e":false},"text":"t","n":0}"#)
-        Self.readsByHand(#"{"localId":"l","text":"t","attachments":[{"name":"a","size":1,"type":"t","sha256":"s","later":[{}]}]}"#)
+        Self.check.readsByHand(#"{"localId":"l","future":{"a":[1,-2,{"b":null}],"c":"\u00e9\n","d":true,"e":false},"text":"t","n":0}"#)
+        Self.check.readsByHand(#"{"localId":"l","text":"t","attachments":[{"name":"a","size":1,"type":"t","sha256":"s","later":[{}]}]}"#)
     }
 
     @Test func readsEscapesAndUnicode() {
         for text in [#"a\"b\\c\/d"#, #"\b\f\n\r\t"#, #"\u0000\u001f\u00e9\u20ac"#, #"\ud83d\ude42 and \uD83D\uDE42"#, "é🙂中文 ‮", #"\u0041\u00"# + "41"] {
-            Self.readsByHand(#"{"localId":"\#(text)","text":"\#(text)"}"#)
+            Self.check.readsByHand(#"{"localId":"\#(text)","text":"\#(text)"}"#)
         }
     }
 
@@ -76,13 +56,13 @@ struct SendRequestReadingTests {
             #"{"localId":"l","text":"t","future":truex}"#,
             "", "[]", "null", "{", #"{"localId":"l","text":"t""#,
         ]
-        for text in cases { Self.leavesToJSONDecoder(Array(text.utf8)) }
+        for text in cases { Self.check.leavesToJSONDecoder(Array(text.utf8)) }
         // Bytes that are not UTF-8, in a field read and in one skipped.
         for bad: [UInt8] in [[0xC3], [0xFF, 0xFE], [0xED, 0xA0, 0x80]] {
             for template in [#"{"localId":"l","text":"X"}"#, #"{"localId":"l","text":"t","x":"X"}"#] {
                 let bytes = Array(template.utf8)
                 let at = bytes.firstIndex(of: UInt8(ascii: "X"))!
-                Self.leavesToJSONDecoder(Array(bytes[..<at]) + bad + Array(bytes[(at + 1)...]))
+                Self.check.leavesToJSONDecoder(Array(bytes[..<at]) + bad + Array(bytes[(at + 1)...]))
             }
         }
     }
@@ -91,13 +71,13 @@ struct SendRequestReadingTests {
     /// JSON gives a meaning to: never a value that JSONDecoder does not give.
     @Test func mangledBodiesNeverReadOtherwise() {
         let body = Array(#"{"localId":"l\u00e9","text":"a\"b","replyTo":12,"attachments":[\#(Self.file)],"x":[true,{"y":null}]}"#.utf8)
-        for end in 0..<body.count { Self.compare(Array(body[..<end])) }
+        for end in 0..<body.count { Self.check.compare(Array(body[..<end])) }
         let meaningful = Array("{}[]:,\"\\ 0-9.eEtfnul".utf8) + [0x00, 0x0A, 0x80, 0xC3]
         for i in body.indices {
             for c in meaningful where c != body[i] {
                 var mangled = body
                 mangled[i] = c
-                Self.compare(mangled)
+                Self.check.compare(mangled)
             }
         }
     }

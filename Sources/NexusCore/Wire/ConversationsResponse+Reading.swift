@@ -22,14 +22,7 @@ extension ConversationsResponse {
             let secondHalf = SecondHalf.start(p, minimumBytes: halvesFrom)
             // Its thread reads `p`: done before `p` goes away, whatever happens here.
             defer { secondHalf?.join() }
-            var r = JSONByteReader(p)
-            do {
-                let list = try Self.read(&r, secondHalf: secondHalf)
-                r.skipSpace()
-                return r.atEnd ? list : nil
-            } catch {
-                return nil
-            }
+            return JSONByteReader.whole(p) { r throws(JSONByteReader.Unreadable) in try Self.read(&r, secondHalf: secondHalf) }
         }
     }
 

@@ -26,6 +26,15 @@ struct JSONByteReader {
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.b = bytes }
 
+    /// The value `read` makes of all of `bytes` (white space around it allowed); nil when
+    /// it gives up or bytes follow the value.
+    static func whole<Value>(_ bytes: UnsafeBufferPointer<UInt8>, _ read: (inout JSONByteReader) throws(Unreadable) -> Value) -> Value? {
+        var r = JSONByteReader(bytes)
+        guard let value = try? read(&r) else { return nil }
+        r.skipSpace()
+        return r.atEnd ? value : nil
+    }
+
     var atEnd: Bool { i >= b.count }
 
     mutating func skipSpace() {

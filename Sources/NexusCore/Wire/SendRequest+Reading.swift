@@ -7,14 +7,7 @@
 extension SendRequest {
     /// The body read by hand; nil when JSONDecoder must decide.
     public static func read(json bytes: UnsafeRawBufferPointer) -> SendRequest? {
-        var r = JSONByteReader(bytes.assumingMemoryBound(to: UInt8.self))
-        do {
-            let request = try read(&r)
-            r.skipSpace()
-            return r.atEnd ? request : nil
-        } catch {
-            return nil
-        }
+        JSONByteReader.whole(bytes.assumingMemoryBound(to: UInt8.self)) { r throws(JSONByteReader.Unreadable) in try read(&r) }
     }
 
     static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> SendRequest {

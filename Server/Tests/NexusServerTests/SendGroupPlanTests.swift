@@ -57,6 +57,14 @@ struct SendGroupPlanTests {
         }
     }
 
+    /// The last query of each of this database's sends' connections (pg_stat_activity).
+    private static func sendsConnections(_ db: NexusServer.PostgresDatabase) async throws -> [String] {
+        try await db.primary.pool().client.query(
+            "SELECT query FROM pg_stat_activity WHERE application_name = 'nexusd sends' AND datname = current_database()",
+            logger: db.logger
+        ).collect().map { try $0.decode(String.self) }
+    }
+
     /// The pool closed the sends' connection after a minute without sends, so a cron job's
     /// send connected and prepared the statement again: 13-14 ms against 2. The connection
     /// is now the pool's minimum, which PostgresNIO opens at start, before any send, and
@@ -64,13 +72,9 @@ struct SendGroupPlanTests {
     @Test(.enabled(if: onPostgres, "PostgreSQL only"))
     func theSendsConnectionIsOpenBeforeAnySend() async throws {
         try await withMigratedPostgres { db in
-            let pool = try await db.primary.pool()
-            var open: Int64 = 0
+            var open = 0
             for _ in 0..<200 where open == 0 {
-                open = try await pool.client.query(
-                    "SELECT count(*)::bigint FROM pg_stat_activity WHERE application_name = 'nexusd sends' AND datname = current_database()",
-                    logger: db.logger
-                ).collect().first?.decode(Int64.self) ?? 0
+                open = try await Self.sendsConnections(db).count
                 if open == 0 { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(open == 1, "the sends' connections open with no send yet: \(open)")
@@ -81,18 +85,13 @@ struct SendGroupPlanTests {
     /// asks that connection `SELECT 1` itself once it has been idle for the period.
     @Test(.enabled(if: onPostgres, "PostgreSQL only"))
     func theSendsConnectionIsAskedSomethingWhenIdle() async throws {
-        let (config, cleanUp) = try testConfig(ServerLimits())
-        defer { cleanUp() }
-        let db = try await PostgresDatabase.open(url: config.databasePath, keepAlive: .milliseconds(300), logger: Logger(label: "test"))
-        var last = ""
-        for _ in 0..<100 where last != "SELECT 1" {
-            try await Task.sleep(for: .milliseconds(50))
-            last = try await db.primary.pool().client.query(
-                "SELECT query FROM pg_stat_activity WHERE application_name = 'nexusd sends' AND datname = current_database()",
-                logger: db.logger
-            ).collect().first?.decode(String.self) ?? ""
+        try await withMigratedPostgres(keepAlive: .milliseconds(300)) { db in
+            var last = ""
+            for _ in 0..<100 where last != "SELECT 1" {
+                try await Task.sleep(for: .milliseconds(50))
+                last = try await Self.sendsConnections(db).first ?? ""
+            }
+            #expect(last == "SELECT 1", "the idle sends' connection's last query after 5 s: '\(last)'")
         }
-        try await db.close()
-        #expect(last == "SELECT 1", "the idle sends' connection's last query after 5 s: '\(last)'")
     }
 }

@@ -52,10 +52,13 @@ enum TestPostgres {
 let onPostgres = !(ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"] ?? "").isEmpty
 
 /// A fresh database on that server, migrated, open for `body` and closed after it.
-func withMigratedPostgres(_ body: (PostgresDatabase) async throws -> Void) async throws {
+/// `keepAlive`: how long the sends' connection idles before the pool asks it `SELECT 1`.
+func withMigratedPostgres(
+    keepAlive: Duration = PostgresPrimary.keepAlive, _ body: (PostgresDatabase) async throws -> Void
+) async throws {
     let (config, cleanUp) = try testConfig(ServerLimits())
     defer { cleanUp() }
-    let db = try await PostgresDatabase.open(url: config.databasePath, logger: Logger(label: "test"))
+    let db = try await PostgresDatabase.open(url: config.databasePath, keepAlive: keepAlive, logger: Logger(label: "test"))
     do {
         try await db.migrate()
         try await body(db)

@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 import NexusCore
 import NIOCore
 import Foundation
@@ -12,14 +13,22 @@ struct APIError: HTTPResponseError {
     var headers: HTTPFields = [:]
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: responseHeaders, body: .init(byteBuffer: body))
+    }
+
+    var responseHeaders: HTTPFields {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return fields
+    }
+
+    var body: ByteBuffer {
         // Sorted keys: the same error is the same bytes, so a non-member's 404 can't be told
         // from an unknown id's by its key order.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(ErrorResponse(code: code, message: message))
-        var fields = headers
-        fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        // Two strings always encode.
+        return ByteBuffer(bytes: (try? encoder.encode(ErrorResponse(code: code, message: message))) ?? Data())
     }
 
     static func badRequest(_ message: String, code: String = "bad_request") -> APIError {
@@ -57,29 +66,39 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            throw error
-        } catch let error as DatabaseUnavailable {
+        } catch {
+            throw APIError.from(error, logger: context.logger)
+        }
+    }
+}
+
+extension APIError {
+    /// Any error as the API's error (ErrorMiddleware; a parked poll's failure).
+    static func from(_ error: any Error, logger: Logger) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as DatabaseUnavailable:
             switch error.reason {
             case .notAnswering:
-                throw APIError(
+                return APIError(
                     status: .serviceUnavailable, code: "unavailable", message: "The database is not answering; try again shortly.",
                     headers: [.retryAfter: "5"])
             case .storageFull:
                 StorageCondition.shared.sawFull()
-                throw APIError(
+                return APIError(
                     status: .serviceUnavailable, code: "storage_full",
                     message: "The server is out of storage; nothing was stored. Try again later.", headers: [.retryAfter: "30"])
             }
-        } catch let error as HTTPError {
-            throw APIError(
+        case let error as HTTPError:
+            return APIError(
                 status: error.status, code: Self.code(for: error.status),
                 message: error.body ?? error.status.reasonPhrase, headers: error.headers)
-        } catch let error as any HTTPResponseError {
-            throw APIError(status: error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
-        } catch {
-            context.logger.error("request failed: \(String(reflecting: error))")
-            throw APIError(status: .internalServerError, code: "internal", message: "The server hit an internal error.")
+        case let error as any HTTPResponseError:
+            return APIError(status: error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
+        default:
+            logger.error("request failed: \(String(reflecting: error))")
+            return APIError(status: .internalServerError, code: "internal", message: "The server hit an internal error.")
         }
     }
 

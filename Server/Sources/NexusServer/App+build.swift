@@ -72,6 +72,7 @@ public func buildApplication(
     // Header limits and the idle timeout are NIO's and Hummingbird's: a request over them
     // never reaches the router (docs/protocol.md, "Limits").
     let http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ParkingHandler()],
         idleTimeout: .seconds(limits.idleTimeoutSeconds),
         httpDecoderConfiguration: .init(
             maxHeaderFieldSize: limits.maxHeaderFieldBytes, maxHeaderListSize: limits.maxHeaderBytes,
@@ -79,7 +80,7 @@ public func buildApplication(
     var app = Application(
         router: buildRouter(services, bench: config.bench),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
-        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "nexusd"),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
                    SearchIndexService(services: services, logger: logger),
                    PresenceService(services: services)]

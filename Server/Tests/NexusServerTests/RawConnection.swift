@@ -51,6 +51,47 @@ final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// What the server has sent once `done` holds for it, or nil if it does not within
+    /// `timeout` seconds (or the connection closes first). For keep-alive connections.
+    func read(timeout: Double, until done: @escaping @Sendable (String) -> Bool) async -> String? {
+        let (text, finished) = await collect(timeout: timeout, until: done)
+        return finished ? text : nil
+    }
+
+    /// Everything sent within `seconds` (to see that nothing came yet).
+    func drain(for seconds: Double) async -> String {
+        await collect(timeout: seconds) { _ in false }.text
+    }
+
+    /// Ends the connection as a killed client's would end.
+    func hangUp() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private func collect(timeout: Double, until done: @escaping @Sendable (String) -> Bool) async -> (text: String, done: Bool) {
+        await withCheckedContinuation { continuation in
+            Thread {
+                var tv = timeval(tv_sec: 0, tv_usec: 50_000)
+                setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+                var data = [UInt8]()
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let deadline = Date().addingTimeInterval(timeout)
+                while Date() < deadline {
+                    let n = recv(self.fd, &buffer, buffer.count, 0)
+                    if n == 0 { break }
+                    if n > 0 {
+                        data += buffer[0..<n]
+                        if done(String(decoding: data, as: UTF8.self)) { break }
+                    } else if errno != EAGAIN && errno != EWOULDBLOCK {
+                        break
+                    }
+                }
+                let text = String(decoding: data, as: UTF8.self)
+                continuation.resume(returning: (text, done(text)))
+            }.start()
+        }
+    }
+
     private func blockingRead(timeout: Double) -> String? {
         var tv = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

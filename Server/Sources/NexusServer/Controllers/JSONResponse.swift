@@ -5,13 +5,18 @@ import NIOCore
 
 /// Encodes a wire type as the JSON body of a response with the given status.
 func jsonResponse<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+    let body = try jsonBody(value)
+    return Response(status: status, headers: jsonHeaders(length: body.readableBytes), body: .init(byteBuffer: body))
+}
+
+func jsonBody<T: Encodable>(_ value: T) throws -> ByteBuffer {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.withoutEscapingSlashes]
-    let data = try encoder.encode(value)
-    return Response(
-        status: status,
-        headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(data.count)],
-        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    return ByteBuffer(bytes: try encoder.encode(value))
+}
+
+func jsonHeaders(length: Int) -> HTTPFields {
+    [.contentType: "application/json; charset=utf-8", .contentLength: String(length)]
 }
 
 /// A body written by hand (JSONWriter): on the hot path of a send, Codable's encoder cost

@@ -40,14 +40,20 @@ struct SyncController {
 
     @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.caller
-        let me = caller.user
         let conversationId = try request.queryInt("conversation")
+        // Everything that reads or waits runs apart: a parked poll's connection task then
+        // keeps none of its frames (about 9 KB a poll), and a poll starts one task, not three.
+        return try await Self.apart { [self] in try await serve(request, context: context, caller: caller, conversationId: conversationId) }
+    }
+
+    private func serve(_ request: Request, context: AppRequestContext, caller: Caller, conversationId: Int64?) async throws -> Response {
+        let me = caller.user
         // Taken before the access check: a removal after the check moves it, so the wait
         // below returns at once to the check after it, instead of holding a poll whose feed
         // no longer holds the conversation.
         var seen = services.notifier.version(of: me.id)
         if let conversationId {
-            _ = try await Self.apart { [services] in try await services.members(of: conversationId, caller: caller, for: .read) }
+            _ = try await services.members(of: conversationId, caller: caller, for: .read)
         } else {
             try caller.access.check(.read)
             // The whole feed holds every conversation: a token limited to some reads one at a time.
@@ -64,9 +70,7 @@ struct SyncController {
             guard (0...Int64(Limits.maxPageSize)).contains(last) else {
                 throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
             }
-            return try await Self.apart { [self] in
-                try await lastPage(viewer: me.id, conversationId: conversationId, count: Int(last), askedPresence: askedPresence)
-            }
+            return try await lastPage(viewer: me.id, conversationId: conversationId, count: Int(last), askedPresence: askedPresence)
         }
 
         let after = try request.queryInt("after") ?? 0
@@ -74,7 +78,7 @@ struct SyncController {
         if let check, !FeedCheck.isWellFormed(check) {
             throw APIError.badRequest("check must be the cursorCheck or an event's check, as the server gave it.", code: "invalid_query")
         }
-        try await Self.apart { [self] in try await verify(after: after, check: check, conversationId: conversationId) }
+        try await verify(after: after, check: check, conversationId: conversationId)
         let wait = try request.queryInt("wait") ?? 0
         guard (0...Int64(Limits.maxSyncWaitSeconds)).contains(wait) else {
             throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
@@ -87,41 +91,91 @@ struct SyncController {
                     retryAfter: 5)
             }
         }
-        defer { if wait > 0 { services.polls.release(me.id) } }
-        let hold = try await Self.apart { [self] in try await holdPresence(request, context: context, user: me.id, wait: wait) }
-        defer { hold?.end() }
-        let contacts: [User] = askedPresence == nil ? [] : try await Self.apart { [self] in try await self.contacts(of: me.id, conversationId: conversationId) }
-        let deadline = ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds))
-        let started = services.clock()
-        let key = SharedFeedReads.Key(viewer: me.id, after: after, conversationId: conversationId, limit: Self.pageLimit)
+        // Once parked, the poll's slot and hold are the parked poll's to end.
+        var parked = false
+        defer { if wait > 0 && !parked { services.polls.release(me.id) } }
+        let hold = try await holdPresence(request, context: context, user: me.id, wait: wait)
+        defer { if !parked { hold?.end() } }
+        let contacts: [User] = askedPresence == nil ? [] : try await self.contacts(of: me.id, conversationId: conversationId)
+        let poll = Poll(
+            viewer: me.id, conversationId: conversationId, after: after, check: check, askedPresence: askedPresence,
+            contacts: contacts, deadline: ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds)),
+            started: services.clock())
         let loop = ServingLoops.resumable(context.channel?.eventLoop)
+        // Hummingbird closes its side once it has answered a request asking to close, so
+        // such a poll cannot be answered later: it waits in its task.
+        let parkable = loop != nil && request.headers[.connection] != "close"
         while true {
-            let page = try await reads.page(key, version: seen) { [self] in
-                try await self.page(viewer: me.id, after: after, conversationId: conversationId)
+            let page = try await read(poll, version: seen)
+            switch reply(poll, page: page) {
+            case .page(let body): return Self.answer(body)
+            case .own(let response): return try jsonResponse(response)
+            case nil: break
             }
-            let events = page.events
-            let remaining = deadline - ContinuousClock.now
-            // Typing is news too: a poll answers early when someone starts typing.
-            let (typing, freshTyping) = services.typing.active(
-                for: me.id, conversationId: conversationId, now: services.clock(), since: started)
-            let snapshot = askedPresence.map { _ in services.presenceSnapshot(of: contacts) }
-            let presenceMoved = snapshot.map { $0.digest != askedPresence } ?? false
-            if !events.isEmpty || freshTyping || presenceMoved || remaining <= .zero || services.notifier.isShutDown {
-                if let body = page.body, typing.isEmpty, snapshot == nil { return Self.answer(body) }
-                return try jsonResponse(SyncResponse(
-                    events: events, cursor: events.last?.id ?? after,
-                    cursorCheck: events.isEmpty ? (after > 0 ? check : nil) : events.last?.check,
-                    typing: typing.isEmpty ? nil : typing,
-                    presence: presenceMoved ? snapshot?.states : nil, presenceDigest: snapshot?.digest))
+            if parkable, let loop, let standIn = park(poll, seen: seen, loop: loop, end: { [services, viewer = me.id] in
+                services.polls.release(viewer)
+                hold?.end()
+            }) {
+                parked = true
+                return standIn
             }
             // A graceful shutdown wakes it (FeedNotifier.shutDownWithServer).
-            await services.notifier.wait(user: me.id, seen: seen, timeout: remaining, on: loop)
+            await services.notifier.wait(user: me.id, seen: seen, timeout: poll.deadline - ContinuousClock.now, on: loop)
             seen = services.notifier.version(of: me.id)
             // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
             if let conversationId {
-                _ = try await Self.apart { [services] in try await services.members(of: conversationId, viewer: me.id) }
+                _ = try await services.members(of: conversationId, viewer: me.id)
             }
         }
+    }
+
+    /// What a waiting poll asked, and until when.
+    struct Poll: Sendable {
+        let viewer: Int64
+        let conversationId: Int64?
+        let after: Int64
+        let check: String?
+        /// `presence=DIGEST`, and the contacts whose presence it covers.
+        let askedPresence: String?
+        let contacts: [User]
+        let deadline: ContinuousClock.Instant
+        /// The services' clock when the poll came: typing since then is news.
+        let started: Timestamp
+
+        var key: SharedFeedReads.Key {
+            .init(viewer: viewer, after: after, conversationId: conversationId, limit: SyncController.pageLimit)
+        }
+    }
+
+    /// The poll's page, read once for the polls that ask the same at the same time.
+    func read(_ poll: Poll, version: UInt64) async throws -> SharedFeedReads.Page {
+        try await reads.page(poll.key, version: version) { [self] in
+            try await self.page(viewer: poll.viewer, after: poll.after, conversationId: poll.conversationId)
+        }
+    }
+
+    /// What a poll answers: the page's shared answer, or one of its own (typing, presence,
+    /// nothing new). Nil while it has nothing to say and time to wait.
+    enum Reply {
+        case page(ByteBuffer)
+        case own(SyncResponse)
+    }
+
+    func reply(_ poll: Poll, page: SharedFeedReads.Page) -> Reply? {
+        let events = page.events
+        // Typing is news too: a poll answers early when someone starts typing.
+        let (typing, freshTyping) = services.typing.active(
+            for: poll.viewer, conversationId: poll.conversationId, now: services.clock(), since: poll.started)
+        let snapshot = poll.askedPresence.map { _ in services.presenceSnapshot(of: poll.contacts) }
+        let presenceMoved = snapshot.map { $0.digest != poll.askedPresence } ?? false
+        let timedOut = poll.deadline <= ContinuousClock.now
+        guard !events.isEmpty || freshTyping || presenceMoved || timedOut || services.notifier.isShutDown else { return nil }
+        if let body = page.body, typing.isEmpty, snapshot == nil { return .page(body) }
+        return .own(SyncResponse(
+            events: events, cursor: events.last?.id ?? poll.after,
+            cursorCheck: events.isEmpty ? (poll.after > 0 ? poll.check : nil) : events.last?.check,
+            typing: typing.isEmpty ? nil : typing,
+            presence: presenceMoved ? snapshot?.states : nil, presenceDigest: snapshot?.digest))
     }
 
     /// The newest `count` message events and the feed's head (`last=N`).
@@ -153,17 +207,11 @@ extension SyncController {
         let events = try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: Self.pageLimit)
             .map(present)
         guard let last = events.last else { return .init(events: [], body: nil) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        let data = try encoder.encode(SyncResponse(events: events, cursor: last.id, cursorCheck: last.check))
-        return .init(events: events, body: ByteBuffer(bytes: data))
+        return .init(events: events, body: try jsonBody(SyncResponse(events: events, cursor: last.id, cursorCheck: last.check)))
     }
 
     /// A shared answer: the buffer is copied on write, so every poll sends the same bytes.
     fileprivate static func answer(_ body: ByteBuffer) -> Response {
-        Response(
-            status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
-            body: .init(byteBuffer: body))
+        Response(status: .ok, headers: jsonHeaders(length: body.readableBytes), body: .init(byteBuffer: body))
     }
 }

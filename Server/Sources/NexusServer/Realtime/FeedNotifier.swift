@@ -10,10 +10,10 @@ import Synchronization
 /// move. A commit that lands between the query and the wait has already moved the
 /// version, so the poller never sleeps through it.
 final class FeedNotifier: Sendable {
-    private struct Waiter {
-        let continuation: CheckedContinuation<Void, Never>
-        /// The poll's connection's loop, where it is resumed (LoopResumer).
-        let loop: (any EventLoop)?
+    private enum Waiter {
+        /// `loop`: the poll's connection's loop, where it is resumed (LoopResumer).
+        case task(CheckedContinuation<Void, Never>, loop: (any EventLoop)?)
+        case parked(ParkedPoll)
     }
 
     private struct State {
@@ -30,16 +30,23 @@ final class FeedNotifier: Sendable {
     }
 
     func notify(users: some Sequence<Int64>) {
-        let toWake = state.withLock { state in
+        let (toWake, parked) = state.withLock { state in
             var wake = LoopResumer<CheckedContinuation<Void, Never>>()
+            var parked: [ParkedPoll] = []
             for user in users {
                 state.versions[user, default: 0] &+= 1
                 guard let waiting = state.waiters.removeValue(forKey: user) else { continue }
-                for waiter in waiting.values { wake.add(waiter.continuation, on: waiter.loop) }
+                for waiter in waiting.values {
+                    switch waiter {
+                    case .task(let continuation, let loop): wake.add(continuation, on: loop)
+                    case .parked(let poll): parked.append(poll)
+                    }
+                }
             }
-            return wake
+            return (wake, parked)
         }
         toWake.run { $0.resume() }
+        if !parked.isEmpty { ParkedPoll.wake(parked) }
     }
 
     /// Wakes every waiter to look again: after the cluster bus reconnected, what it
@@ -61,19 +68,44 @@ final class FeedNotifier: Sendable {
     /// on the loop of the send that woke them.
     func wait(user: Int64, seen: UInt64, timeout: Duration, on loop: (any EventLoop)? = nil) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let token: Int? = state.withLock { state in
-                if state.shutDown || (state.versions[user] ?? 0) != seen { return nil }
-                let token = state.nextToken
-                state.nextToken += 1
-                state.waiters[user, default: [:]][token] = Waiter(continuation: continuation, loop: loop)
-                return token
-            }
-            guard let token else { return continuation.resume() }
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
-            (loop ?? MultiThreadedEventLoopGroup.singleton.any()).scheduleTask(in: .nanoseconds(max(0, nanoseconds))) {
-                self.expire(user: user, token: token)
-            }
+            guard let token = add(.task(continuation, loop: loop), user: user, seen: seen) else { return continuation.resume() }
+            expire(user: user, token: token, after: timeout, on: loop ?? MultiThreadedEventLoopGroup.singleton.any())
+        }
+    }
+
+    /// `wait` for a parked poll: false if the user's version is no longer `seen` (look
+    /// again now); else the poll is woken as a waiter would be (ParkedPoll.wake).
+    func park(_ poll: ParkedPoll, seen: UInt64, timeout: Duration) -> Bool {
+        guard let token = add(.parked(poll), user: poll.poll.viewer, seen: seen) else { return false }
+        expire(user: poll.poll.viewer, token: token, after: timeout, on: poll.loop)
+        return true
+    }
+
+    /// A parked poll whose connection closed.
+    func forget(_ poll: ParkedPoll) {
+        let user = poll.poll.viewer
+        state.withLock { state in
+            guard let waiting = state.waiters[user] else { return }
+            let left = waiting.filter { if case .parked(let p) = $0.value { p !== poll } else { true } }
+            state.waiters[user] = left.isEmpty ? nil : left
+        }
+    }
+
+    private func add(_ waiter: Waiter, user: Int64, seen: UInt64) -> Int? {
+        state.withLock { state in
+            if state.shutDown || (state.versions[user] ?? 0) != seen { return nil }
+            let token = state.nextToken
+            state.nextToken += 1
+            state.waiters[user, default: [:]][token] = waiter
+            return token
+        }
+    }
+
+    private func expire(user: Int64, token: Int, after timeout: Duration, on loop: any EventLoop) {
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
+        loop.scheduleTask(in: .nanoseconds(max(0, nanoseconds))) {
+            self.expire(user: user, token: token)
         }
     }
 
@@ -86,7 +118,7 @@ final class FeedNotifier: Sendable {
             state.waiters.removeAll()
             return waiters
         }
-        for waiter in waiters { waiter.continuation.resume() }
+        resume(waiters)
     }
 
     /// Shuts the notifier down when the server shuts down gracefully. Called once, from the
@@ -110,6 +142,17 @@ final class FeedNotifier: Sendable {
             if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
             return w
         }
-        waiter?.continuation.resume()
+        if let waiter { resume([waiter]) }
+    }
+
+    private func resume(_ waiters: [Waiter]) {
+        var parked: [ParkedPoll] = []
+        for waiter in waiters {
+            switch waiter {
+            case .task(let continuation, _): continuation.resume()
+            case .parked(let poll): parked.append(poll)
+            }
+        }
+        if !parked.isEmpty { ParkedPoll.wake(parked) }
     }
 }

@@ -27,6 +27,11 @@ struct ParkedPollTests {
         return found
     }
 
+    @Test func theDateHeaderIsHTTPs() {
+        #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(1_795_951_773) == "Sun, 29 Nov 2026 11:29:33 GMT")
+    }
+
     @Test func aParkedPollIsAnsweredOnItsConnectionAsAPlainPollWouldBe() async throws {
         try await withServer(mode: .live) { api in
             let port = try #require(api.client.port)

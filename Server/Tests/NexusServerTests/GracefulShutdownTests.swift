@@ -8,12 +8,16 @@ import Testing
 /// their `wait`: one handler for all of them (FeedNotifier.shutDownWithServer).
 @Suite(.timeLimit(.minutes(1)))
 struct GracefulShutdownTests {
-    @Test func heldPollsAreAnsweredAtOnce() async throws {
+    /// Both ways a poll is held: in its task (its request asks to close the connection) and
+    /// in its connection (ParkedPoll).
+    @Test(arguments: [true, false])
+    func heldPollsAreAnsweredAtOnce(closing: Bool) async throws {
         try await withRawServer(limits: ServerLimits()) { port, group in
             let token = try await RawConnection.register(port: port)
             let polls = try (0..<3).map { _ in try RawConnection(port: port) }
             for poll in polls {
-                poll.send("GET /v1/sync?after=0&wait=30 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+                poll.send("GET /v1/sync?after=0&wait=30 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                    + (closing ? "Connection: close\r\n" : "") + "\r\n")
             }
             try await Task.sleep(for: .milliseconds(500))
             let started = Date()

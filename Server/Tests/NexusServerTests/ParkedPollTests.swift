@@ -27,6 +27,25 @@ struct ParkedPollTests {
         return found
     }
 
+    /// Bob's long poll at the head of his feed, on a connection of its own, with what can
+    /// wake it: Alice and their conversation.
+    private struct Waiting {
+        let poll: RawConnection
+        let alice: AuthResponse
+        let bob: AuthResponse
+        let conversation: Int64
+        let head: Int64
+    }
+
+    private static func bobWaits(_ api: API, closing: Bool = false) async throws -> Waiting {
+        let port = try #require(api.client.port)
+        let (alice, bob, conversation) = try await api.pair()
+        let head = try await api.sync(bob.token, query: "last=0").cursor
+        let poll = try RawConnection(port: port)
+        poll.send(get("/v1/sync?after=\(head)&wait=30", bob.token, closing: closing))
+        return Waiting(poll: poll, alice: alice, bob: bob, conversation: conversation, head: head)
+    }
+
     @Test func theDateHeaderIsHTTPs() {
         #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
         #expect(HTTPDate.format(1_795_951_773) == "Sun, 29 Nov 2026 11:29:33 GMT")
@@ -34,14 +53,11 @@ struct ParkedPollTests {
 
     @Test func aParkedPollIsAnsweredOnItsConnectionAsAPlainPollWouldBe() async throws {
         try await withServer(mode: .live) { api in
-            let port = try #require(api.client.port)
-            let (alice, bob, conversation) = try await api.pair()
-            let head = try await api.sync(bob.token, query: "last=0").cursor
-            let poll = try RawConnection(port: port)
-            poll.send(Self.get("/v1/sync?after=\(head)&wait=30", bob.token))
+            let waiting = try await Self.bobWaits(api)
+            let (poll, bob, head) = (waiting.poll, waiting.bob, waiting.head)
             #expect(await poll.drain(for: 0.3) == "", "nothing to answer yet")
             #expect(ParkedPoll.count > 0, "held by its connection, not by a task")
-            try await api.send(alice.token, to: conversation, localId: "wake", text: "parked hello")
+            try await api.send(waiting.alice.token, to: waiting.conversation, localId: "wake", text: "parked hello")
             let text = try #require(await poll.read(timeout: 5) { Self.answers($0).count == 1 })
             let (answerHead, body) = try #require(Self.answers(text).first)
             #expect(answerHead.hasPrefix("HTTP/1.1 200 OK"))
@@ -61,16 +77,13 @@ struct ParkedPollTests {
 
     @Test func aRequestSentWhileParkedIsAnsweredAfterThePoll() async throws {
         try await withServer(mode: .live) { api in
-            let port = try #require(api.client.port)
-            let (alice, bob, conversation) = try await api.pair()
-            let head = try await api.sync(bob.token, query: "last=0").cursor
-            let connection = try RawConnection(port: port)
-            connection.send(Self.get("/v1/sync?after=\(head)&wait=30", bob.token))
+            let waiting = try await Self.bobWaits(api)
+            let connection = waiting.poll
             try await Task.sleep(for: .milliseconds(300))
             // Pipelined behind the held poll: its answer must not overtake the poll's.
             connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(await connection.drain(for: 0.5) == "", "answered before the poll it came after")
-            try await api.send(alice.token, to: conversation, localId: "wake", text: "first in line")
+            try await api.send(waiting.alice.token, to: waiting.conversation, localId: "wake", text: "first in line")
             let text = try #require(await connection.read(timeout: 5) { Self.answers($0).count == 2 })
             let answers = Self.answers(text)
             #expect(answers[0].body.contains("first in line"))
@@ -120,32 +133,12 @@ struct ParkedPollTests {
 
     @Test func aPollAskingToCloseIsAnsweredBeforeTheClose() async throws {
         try await withServer(mode: .live) { api in
-            let port = try #require(api.client.port)
-            let (alice, bob, conversation) = try await api.pair()
-            let head = try await api.sync(bob.token, query: "last=0").cursor
-            let poll = try RawConnection(port: port)
-            poll.send(Self.get("/v1/sync?after=\(head)&wait=30", bob.token, closing: true))
+            let waiting = try await Self.bobWaits(api, closing: true)
             try await Task.sleep(for: .milliseconds(300))
-            try await api.send(alice.token, to: conversation, localId: "wake", text: "then goodbye")
-            let text = try #require(await poll.readUntilClosed(timeout: 5))
+            try await api.send(waiting.alice.token, to: waiting.conversation, localId: "wake", text: "then goodbye")
+            let text = try #require(await waiting.poll.readUntilClosed(timeout: 5))
             #expect(text.hasPrefix("HTTP/1.1 200"))
             #expect(text.contains("then goodbye"))
-        }
-    }
-
-    @Test func parkedPollsAreAnsweredAtOnceByAGracefulShutdown() async throws {
-        try await withRawServer(limits: ServerLimits()) { port, group in
-            let token = try await RawConnection.register(port: port)
-            let polls = try (0..<3).map { _ in try RawConnection(port: port) }
-            for poll in polls { poll.send(Self.get("/v1/sync?after=0&wait=30", String(token))) }
-            try await Task.sleep(for: .milliseconds(500))
-            let started = Date()
-            await group.triggerGracefulShutdown()
-            for poll in polls {
-                let answered = try #require(await poll.readUntilClosed(timeout: 10), "held through the shutdown")
-                #expect(answered.hasPrefix("HTTP/1.1 200"))
-            }
-            #expect(Date().timeIntervalSince(started) < 3)
         }
     }
 }

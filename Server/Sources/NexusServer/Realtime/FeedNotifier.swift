@@ -69,7 +69,7 @@ final class FeedNotifier: Sendable {
     func wait(user: Int64, seen: UInt64, timeout: Duration, on loop: (any EventLoop)? = nil) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             guard let token = add(.task(continuation, loop: loop), user: user, seen: seen) else { return continuation.resume() }
-            expire(user: user, token: token, after: timeout, on: loop ?? MultiThreadedEventLoopGroup.singleton.any())
+            expire(user: user, token: token, in: timeout, on: loop ?? MultiThreadedEventLoopGroup.singleton.any())
         }
     }
 
@@ -77,7 +77,7 @@ final class FeedNotifier: Sendable {
     /// again now); else the poll is woken as a waiter would be (ParkedPoll.wake).
     func park(_ poll: ParkedPoll, seen: UInt64, timeout: Duration) -> Bool {
         guard let token = add(.parked(poll), user: poll.poll.viewer, seen: seen) else { return false }
-        expire(user: poll.poll.viewer, token: token, after: timeout, on: poll.loop)
+        expire(user: poll.poll.viewer, token: token, in: timeout, on: poll.loop)
         return true
     }
 
@@ -101,7 +101,8 @@ final class FeedNotifier: Sendable {
         }
     }
 
-    private func expire(user: Int64, token: Int, after timeout: Duration, on loop: any EventLoop) {
+    /// Ends the wait after `timeout`, by a timer on `loop`.
+    private func expire(user: Int64, token: Int, in timeout: Duration, on loop: any EventLoop) {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
         loop.scheduleTask(in: .nanoseconds(max(0, nanoseconds))) {

@@ -1,7 +1,5 @@
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
-import NIOHTTPTypesHTTP1
 import Synchronization
 
 /// A long poll held by its connection's pipeline (`ParkingHandler`) instead of by a task.
@@ -15,12 +13,12 @@ import Synchronization
 /// Exactly one of `answer` and `cancel` wins; whichever does releases the poll's slot and
 /// its presence hold.
 final class ParkedPoll: Sendable {
-    /// An answer, its head made once for all the polls that take it: as Hummingbird would
-    /// write it (with `date` and `server`), and converted for the HTTP/1 encoder.
+    /// An answer, made once for all the polls that take it: as Hummingbird would write it
+    /// (with `date` and `server`), and as NIO's HTTP/1 encoder would encode it.
     struct Answer: Sendable {
         let response: HTTPResponse
-        let head: HTTPResponseHead
         let body: ByteBuffer
+        let encoded: ByteBuffer
 
         init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
             var fields = headers
@@ -28,8 +26,13 @@ final class ParkedPoll: Sendable {
             fields[.date] = HTTPDate.now()
             fields[.server] = serverName
             response = HTTPResponse(status: status, headerFields: fields)
-            head = HTTPResponseHead(response)
             self.body = body
+            var bytes = ByteBuffer()
+            bytes.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+            for field in fields { bytes.writeString("\(field.name.rawName): \(field.value)\r\n") }
+            bytes.writeString("\r\n")
+            bytes.writeImmutableBuffer(body)
+            encoded = bytes
         }
     }
 

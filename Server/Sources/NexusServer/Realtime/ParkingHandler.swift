@@ -20,8 +20,10 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static let marker = HTTPField.Name("nexus-parked")!
 
     private var context: ChannelHandlerContext?
-    /// HTTP1ToHTTPServerCodec's: an answer written there skips converting its head, made once.
-    private var codec: ChannelHandlerContext?
+    /// Just below NIO's HTTP/1 encoder: it drops the stand-in's bytes (so the encoder, which
+    /// pairs each answer with its request's method, has seen an answer), and the real answer,
+    /// encoded once for all the polls that take it, is written there in one piece.
+    private var sink: StandInSink?
     /// Between the stand-in's head and its end.
     private var swallowing: ParkedPoll?
     /// The poll waiting for its answer.
@@ -34,38 +36,45 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        codec = try? context.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+        let pipeline = context.pipeline.syncOperations
+        if let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) {
+            let sink = StandInSink()
+            if (try? pipeline.addHandler(sink, position: .before(encoder))) != nil { self.sink = sink }
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        codec = nil
+        sink = nil
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head):
             if let token = head.headerFields[Self.marker].flatMap(Int.init) {
-                promise?.succeed(())
                 guard let poll = ParkedPoll.claim(token) else {
                     // Only if the stand-in took over 10 s to come: the client asks again.
+                    promise?.succeed(())
                     context.close(promise: nil)
                     return
                 }
                 swallowing = poll
-                return
+                sink?.dropping = true
             }
         case .body:
-            if swallowing != nil { promise?.succeed(()); return }
+            break
         case .end:
             if let poll = swallowing {
+                // Down to the encoder and the sink, which drops its bytes.
+                context.write(data, promise: promise)
+                sink?.dropping = false
                 swallowing = nil
                 parked = poll
-                promise?.succeed(())
                 if let answer = poll.attach(self) { write(answer, for: poll) }
                 return
             }
         }
+        if swallowing != nil, sink == nil { promise?.succeed(()); return }
         context.write(data, promise: promise)
     }
 
@@ -73,10 +82,8 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func write(_ answer: ParkedPoll.Answer, for poll: ParkedPoll) {
         guard let context, parked === poll else { return }
         parked = nil
-        if let codec {
-            codec.write(NIOAny(HTTPServerResponsePart.head(answer.head)), promise: nil)
-            codec.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(answer.body))), promise: nil)
-            codec.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+        if let sink {
+            sink.write(answer.encoded)
         } else {
             context.write(wrapOutboundOut(.head(answer.response)), promise: nil)
             context.write(wrapOutboundOut(.body(answer.body)), promise: nil)
@@ -117,5 +124,31 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         parked = nil
         swallowing = nil
         context.fireChannelInactive()
+    }
+}
+
+/// Sits just below NIO's HTTP/1 encoder (see ParkingHandler.sink).
+final class StandInSink: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    var dropping = false
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if dropping { promise?.succeed(()) } else { context.write(data, promise: promise) }
+    }
+
+    /// An answer already encoded for HTTP/1.1.
+    func write(_ bytes: ByteBuffer) {
+        context?.writeAndFlush(wrapOutboundOut(.byteBuffer(bytes)), promise: nil)
     }
 }

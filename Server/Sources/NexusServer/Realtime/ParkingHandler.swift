@@ -8,9 +8,10 @@ import NIOHTTPTypesHTTP1
 /// codec and Hummingbird's handlers.
 ///
 /// A poll that must wait is answered by its route with a stand-in carrying `marker`. This
-/// handler swallows the stand-in, so Hummingbird goes on to wait for the next request, and
-/// writes the real answer when the poll's answer comes. Until then it holds what would
-/// overtake the answer: a pipelined request, and a graceful shutdown's "close when idle".
+/// handler keeps the stand-in from the client (its StandInSink drops its bytes), so
+/// Hummingbird goes on to wait for the next request, and writes the real answer when the
+/// poll's answer comes. Until then it holds what would overtake the answer: a pipelined
+/// request, and a graceful shutdown's "close when idle".
 final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

@@ -44,7 +44,6 @@ let package = Package(
                 // The parked polls' handler sits in Hummingbird's HTTP/1 pipeline (ParkingHandler).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ]
         ),
         .executableTarget(

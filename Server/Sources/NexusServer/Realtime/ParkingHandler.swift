@@ -2,7 +2,6 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
 
 /// Holds parked long polls in the connection's pipeline (see ParkedPoll), between the HTTP
 /// codec and Hummingbird's handlers.

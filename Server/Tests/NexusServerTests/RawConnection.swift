@@ -46,15 +46,14 @@ final class RawConnection: @unchecked Sendable {
     /// open after `timeout` seconds. The blocking reads run on a thread of their own: on
     /// the concurrency pool they would starve the in-process servers of other tests.
     func readUntilClosed(timeout: Double) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.blockingRead(timeout: timeout)) }.start()
-        }
+        let (text, _, closed) = await collect(timeout: timeout) { _ in false }
+        return closed ? text : nil
     }
 
     /// What the server has sent once `done` holds for it, or nil if it does not within
     /// `timeout` seconds (or the connection closes first). For keep-alive connections.
     func read(timeout: Double, until done: @escaping @Sendable (String) -> Bool) async -> String? {
-        let (text, finished) = await collect(timeout: timeout, until: done)
+        let (text, finished, _) = await collect(timeout: timeout, until: done)
         return finished ? text : nil
     }
 
@@ -68,42 +67,31 @@ final class RawConnection: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    private func collect(timeout: Double, until done: @escaping @Sendable (String) -> Bool) async -> (text: String, done: Bool) {
+    /// What came within `timeout` seconds, stopping early once `done` holds or the server
+    /// closes the connection (a read error counts as closed).
+    private func collect(timeout: Double, until done: @escaping @Sendable (String) -> Bool) async -> (text: String, done: Bool, closed: Bool) {
         await withCheckedContinuation { continuation in
             Thread {
                 var tv = timeval(tv_sec: 0, tv_usec: 50_000)
                 setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
                 var data = [UInt8]()
                 var buffer = [UInt8](repeating: 0, count: 65_536)
+                var closed = false
                 let deadline = Date().addingTimeInterval(timeout)
                 while Date() < deadline {
                     let n = recv(self.fd, &buffer, buffer.count, 0)
-                    if n == 0 { break }
                     if n > 0 {
                         data += buffer[0..<n]
                         if done(String(decoding: data, as: UTF8.self)) { break }
-                    } else if errno != EAGAIN && errno != EWOULDBLOCK {
+                    } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+                        closed = true
                         break
                     }
                 }
                 let text = String(decoding: data, as: UTF8.self)
-                continuation.resume(returning: (text, done(text)))
+                continuation.resume(returning: (text, done(text), closed))
             }.start()
         }
-    }
-
-    private func blockingRead(timeout: Double) -> String? {
-        var tv = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var data = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n == 0 { return String(decoding: data, as: UTF8.self) }
-            if n > 0 { data += buffer[0..<n] } else if errno != EAGAIN && errno != EWOULDBLOCK { return String(decoding: data, as: UTF8.self) }
-        }
-        return nil
     }
 }
 

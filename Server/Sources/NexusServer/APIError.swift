@@ -18,7 +18,7 @@ struct APIError: HTTPResponseError {
 
     var responseHeaders: HTTPFields {
         var fields = headers
-        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentType] = jsonContentType
         return fields
     }
 

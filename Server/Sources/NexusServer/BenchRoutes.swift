@@ -29,7 +29,7 @@ enum BenchRoutes {
             _ = try await request.body.collect(upTo: context.maxUploadSize)
             return Response(
                 status: .created,
-                headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(answer.readableBytes)],
+                headers: jsonHeaders(length: answer.readableBytes),
                 body: .init(byteBuffer: answer))
         }
     }

@@ -82,7 +82,7 @@ struct ConversationsController {
             viewer: caller.user.id, allowed: caller.access.conversations, present: { services.present($0) })
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.count)],
+            headers: jsonHeaders(length: bytes.count),
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 

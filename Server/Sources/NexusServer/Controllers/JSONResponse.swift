@@ -15,8 +15,10 @@ func jsonBody<T: Encodable>(_ value: T) throws -> ByteBuffer {
     return ByteBuffer(bytes: try encoder.encode(value))
 }
 
+let jsonContentType = "application/json; charset=utf-8"
+
 func jsonHeaders(length: Int) -> HTTPFields {
-    [.contentType: "application/json; charset=utf-8", .contentLength: String(length)]
+    [.contentType: jsonContentType, .contentLength: String(length)]
 }
 
 /// A body written by hand (JSONWriter): on the hot path of a send, Codable's encoder cost
@@ -24,7 +26,7 @@ func jsonHeaders(length: Int) -> HTTPFields {
 func jsonResponse(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
     Response(
         status: status,
-        headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.count)],
+        headers: jsonHeaders(length: bytes.count),
         body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
 }
 

@@ -40,7 +40,7 @@ extension SyncController {
                 return
             }
             // The page's answer, its headers made once for every poll that takes it.
-            let shared = page.body.map { ParkedPoll.Answer(status: .ok, headers: jsonHeaders(length: $0.readableBytes), body: $0) }
+            let shared = page.body.map(ParkedPoll.Answer.json)
             var answers: [(poll: ParkedPoll, answer: ParkedPoll.Answer)] = []
             var again: [ParkedPoll] = []
             for parked in waiting {
@@ -49,8 +49,7 @@ extension SyncController {
                     if let shared { answers.append((parked, shared)) }
                 case .own(let response):
                     do {
-                        let body = try jsonBody(response)
-                        answers.append((parked, .init(status: .ok, headers: jsonHeaders(length: body.readableBytes), body: body)))
+                        answers.append((parked, .json(try jsonBody(response))))
                     } catch {
                         answers.append((parked, Self.parkedAnswer(for: error)))
                     }

@@ -13,26 +13,28 @@ import Synchronization
 /// Exactly one of `answer` and `cancel` wins; whichever does releases the poll's slot and
 /// its presence hold.
 final class ParkedPoll: Sendable {
-    /// An answer, made once for all the polls that take it: as Hummingbird would write it
-    /// (with `date` and `server`), and as NIO's HTTP/1 encoder would encode it.
+    /// An answer, made once for all the polls that take it: the bytes NIO's HTTP/1 encoder
+    /// would write for it as Hummingbird answers (with `date` and `server`).
     struct Answer: Sendable {
-        let response: HTTPResponse
-        let body: ByteBuffer
         let encoded: ByteBuffer
 
+        /// `headers` without the length, which is the body's.
         init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
             var fields = headers
             fields[.contentLength] = String(body.readableBytes)
             fields[.date] = HTTPDate.now()
             fields[.server] = serverName
-            response = HTTPResponse(status: status, headerFields: fields)
-            self.body = body
             var bytes = ByteBuffer()
             bytes.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
             for field in fields { bytes.writeString("\(field.name.rawName): \(field.value)\r\n") }
             bytes.writeString("\r\n")
             bytes.writeImmutableBuffer(body)
             encoded = bytes
+        }
+
+        /// A 200 with a JSON body.
+        static func json(_ body: ByteBuffer) -> Answer {
+            Answer(status: .ok, headers: [.contentType: jsonContentType], body: body)
         }
     }
 

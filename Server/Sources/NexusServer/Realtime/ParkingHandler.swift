@@ -23,7 +23,7 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Just below NIO's HTTP/1 encoder: it drops the stand-in's bytes (so the encoder, which
     /// pairs each answer with its request's method, has seen an answer), and the real answer,
     /// encoded once for all the polls that take it, is written there in one piece.
-    private var sink: StandInSink?
+    private let sink = StandInSink()
     /// Between the stand-in's head and its end.
     private var swallowing: ParkedPoll?
     /// The poll waiting for its answer.
@@ -37,15 +37,17 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         let pipeline = context.pipeline.syncOperations
-        if let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) {
-            let sink = StandInSink()
-            if (try? pipeline.addHandler(sink, position: .before(encoder))) != nil { self.sink = sink }
+        do {
+            try pipeline.addHandler(sink, position: .before(pipeline.handler(type: HTTPResponseEncoder.self)))
+        } catch {
+            // Hummingbird's HTTP/1 pipeline always has the encoder; without the sink a
+            // stand-in would reach the client, so serve nothing rather than that.
+            context.close(promise: nil)
         }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
-        sink = nil
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -59,7 +61,7 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     return
                 }
                 swallowing = poll
-                sink?.dropping = true
+                sink.dropping = true
             }
         case .body:
             break
@@ -67,14 +69,13 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if let poll = swallowing {
                 // Down to the encoder and the sink, which drops its bytes.
                 context.write(data, promise: promise)
-                sink?.dropping = false
+                sink.dropping = false
                 swallowing = nil
                 parked = poll
                 if let answer = poll.attach(self) { write(answer, for: poll) }
                 return
             }
         }
-        if swallowing != nil, sink == nil { promise?.succeed(()); return }
         context.write(data, promise: promise)
     }
 
@@ -82,13 +83,7 @@ final class ParkingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func write(_ answer: ParkedPoll.Answer, for poll: ParkedPoll) {
         guard let context, parked === poll else { return }
         parked = nil
-        if let sink {
-            sink.write(answer.encoded)
-        } else {
-            context.write(wrapOutboundOut(.head(answer.response)), promise: nil)
-            context.write(wrapOutboundOut(.body(answer.body)), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
+        sink.write(answer.encoded)
         let later = held
         held = []
         for part in later { context.fireChannelRead(part) }

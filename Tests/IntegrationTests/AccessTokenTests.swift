@@ -206,11 +206,13 @@ struct AccessTokenTests {
             process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
             process.arguments = args
             process.environment = ["PATH": "/usr/bin:/bin", "HOME": home, "NEXUS_TOKEN": token]
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            let (out, err) = try launch(process) {
+                let out = Pipe(), err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                process.standardInput = FileHandle.nullDevice
+                return (out, err)
+            }
             let outData = out.fileHandleForReading.readDataToEndOfFile()
             let errData = err.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()

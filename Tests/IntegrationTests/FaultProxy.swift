@@ -21,7 +21,9 @@ final class FaultProxy: @unchecked Sendable {
 
     init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec, as every socket here: one leaked into another test's child would
+        // stay open after we close it, and the other end would never see the hang-up.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.listener = listener
         var one: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -69,6 +71,7 @@ final class FaultProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 { return }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)  // Glibc's module has no accept4
             Thread.detachNewThread { [self] in serve(client) }
         }
     }
@@ -109,7 +112,7 @@ final class FaultProxy: @unchecked Sendable {
         lock.unlock()
         if hold { gate.wait() }
         // Pass through: this connection and the rest of it go to nexusd.
-        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")

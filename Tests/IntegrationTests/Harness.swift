@@ -95,12 +95,13 @@ final class TestServer {
         process.arguments = ["--listen", "127.0.0.1:\(port)", "--db", databasePath, "--bcrypt-cost", "4", "--log-level", logLevel]
             + extraArguments
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        out.attach(stdout)
-        log.attach(stderr)
-        try process.run()
+        try launch(process) {
+            let stdout = Pipe(), stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            out.attach(stdout)
+            log.attach(stderr)
+        }
         guard let url = out.value(after: "nexusd listening on ") else {
             process.terminate()
             throw HarnessError("nexusd did not start: \(log.text)")
@@ -119,11 +120,15 @@ final class TestServer {
         return (alice, bob)
     }
 
-    /// SIGTERM, and wait for the graceful exit.
+    /// SIGTERM, and wait for the graceful exit: a failure, and a kill, after 30 s, so that a
+    /// shutdown that hangs fails its test instead of stalling the run.
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        if !ends(process, within: 30) {
+            Issue.record("nexusd did not stop within 30 s of SIGTERM: \(log.text.suffix(2000))")
+            kill9()
+        }
     }
 
     func kill9() {
@@ -142,6 +147,27 @@ func ends(_ process: Process, within seconds: Double) -> Bool {
     return !process.isRunning
 }
 
+/// Starts `process` once `setUp` has made its pipes, both under one lock for the whole
+/// process; returns what `setUp` made. Every child of these tests starts here.
+///
+/// Foundation's Process (Linux) learns that a child has ended when a socket only the child
+/// holds closes, and keeps this process's other descriptors out of the child by closing, in
+/// the child, those open a moment before the spawn. A pipe or such a socket that another
+/// test's thread makes in that moment leaks into this child. While this child lives, that
+/// test never sees its own child end, nor its pipe reach end of file. Two tests each waiting
+/// on a child kept "alive" by the other's long-lived child hung a CI run for over an hour.
+/// Under one lock, no pipe or spawn of another test falls inside that moment.
+@discardableResult
+func launch<T>(_ process: Process, _ setUp: () throws -> T) throws -> T {
+    try launchLock.withLock {
+        let made = try setUp()
+        try process.run()
+        return made
+    }
+}
+
+private let launchLock = NSLock()
+
 /// Runs a helper program (found on $PATH unless `executable` is a path) to its end.
 func runTool(_ executable: String, _ arguments: [String]) throws -> Result {
     let process = Process()
@@ -152,11 +178,13 @@ func runTool(_ executable: String, _ arguments: [String]) throws -> Result {
 
 /// Starts `process`, writes `stdin` to it (or nothing), and gathers what it prints until it exits.
 func runToEnd(_ process: Process, stdin: String? = nil) throws -> Result {
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    try process.run()
+    let (out, err, input) = try launch(process) {
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        return (out, err, input)
+    }
     // stdin and stderr on other threads, so no pipe can fill up and stall the child: a
     // filter such as `send --each-line` prints while it still reads.
     let errBox = DataBox()
@@ -253,14 +281,15 @@ struct User {
     /// Starts a long-running command such as `tail -f`; stop it with `terminate()`.
     func spawn(_ args: [String]) throws -> (Process, LineCollector, LineCollector) {
         let process = nexusctl(args)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
         let outLines = LineCollector(), errLines = LineCollector()
-        outLines.attach(out)
-        errLines.attach(err)
-        try process.run()
+        try launch(process) {
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            outLines.attach(out)
+            errLines.attach(err)
+        }
         return (process, outLines, errLines)
     }
 

@@ -106,11 +106,13 @@ struct ImpersonationTests {
         var env = ProcessInfo.processInfo.environment
         env["XDG_DATA_HOME"] = data
         process.environment = env
-        let out = Pipe(), lines = LineCollector()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        lines.attach(out)
-        try process.run()
+        let lines = LineCollector()
+        try launch(process) {
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            lines.attach(out)
+        }
         defer { process.terminate(); process.waitUntilExit() }
         let url = try #require(lines.value(after: "nexusd listening on "))
         let alice = try User("alice", server: url)

@@ -57,11 +57,13 @@ extension NewcomerTests {
         process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
         process.arguments = args
         process.environment = user.environment
-        let err = Pipe()
         process.standardOutput = try #require(FileHandle(forWritingAtPath: path))
-        process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let err = try launch(process) {
+            let err = Pipe()
+            process.standardError = err
+            return err
+        }
         let data = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

@@ -262,7 +262,7 @@ final class Spawned {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle(forWritingAtPath: outPath)
         process.standardError = FileHandle(forWritingAtPath: errPath)
-        try process.run()
+        try launch(process) {}
     }
 
     var out: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }

@@ -268,9 +268,11 @@ struct ScriptingTests {
             var env = alice.environment
             env["PATH"] = (Binaries.nexusctl as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? "/usr/bin:/bin")
             process.environment = env
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
+            let pipe = try launch(process) {
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                return pipe
+            }
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)

@@ -9,20 +9,23 @@ import Testing
     /// `send --each-line --json` with a stdin pipe the test writes to, line by line.
     final class Streamer {
         let process = Process()
-        let input = Pipe()
+        let input: Pipe
         let out = LineCollector(), err = LineCollector()
 
         init(_ user: User, _ args: [String]) throws {
             process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
             process.arguments = args
             process.environment = user.environment
-            let outPipe = Pipe(), errPipe = Pipe()
-            process.standardInput = input
-            process.standardOutput = outPipe
-            process.standardError = errPipe
-            out.attach(outPipe)
-            err.attach(errPipe)
-            try process.run()
+            let (process, out, err) = (process, out, err)
+            input = try launch(process) {
+                let input = Pipe(), outPipe = Pipe(), errPipe = Pipe()
+                process.standardInput = input
+                process.standardOutput = outPipe
+                process.standardError = errPipe
+                out.attach(outPipe)
+                err.attach(errPipe)
+                return input
+            }
         }
 
         func write(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }

@@ -288,7 +288,7 @@ struct TLSTests {
                          "-cert", certs.directory + "/server.pem", "-key", certs.directory + "/server.key", "-www", "-quiet"]
         old.standardOutput = FileHandle.nullDevice
         old.standardError = FileHandle.nullDevice
-        try old.run()
+        try launch(old) {}
         // SIGKILL: s_server may inherit a mask that blocks SIGTERM (a libdispatch worker's),
         // and then outlives the test.
         defer {

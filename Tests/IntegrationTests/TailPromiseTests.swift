@@ -198,19 +198,22 @@ import Testing
 /// A `tail -f` whose stdout the test reads only when it chooses to.
 final class SlowReader {
     let process = Process()
-    let stdout = Pipe()
+    let stdout: Pipe
     let err = LineCollector()
 
     init(_ user: User, _ args: [String]) throws {
         process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
         process.arguments = args
         process.environment = user.environment
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        err.attach(stderr)
-        try process.run()
+        let (process, err) = (process, err)
+        stdout = try launch(process) {
+            let stdout = Pipe(), stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            process.standardInput = FileHandle.nullDevice
+            err.attach(stderr)
+            return stdout
+        }
     }
 
     /// Waits for a first line, lets the pipe fill while the tail is writing, sends `signal`,

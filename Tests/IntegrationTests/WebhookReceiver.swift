@@ -69,12 +69,13 @@ final class WebhookReceiver {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", directory + "/receiver.py", String(port), secretFile, String(failFirst), logFile]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
         let lines = LineCollector()
-        lines.attach(out)
-        try p.run()
+        try launch(p) {
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            lines.attach(out)
+        }
         guard let listening = lines.value(after: "listening "), let port = Int(listening) else {
             p.terminate()
             throw HarnessError("the webhook receiver did not start")

@@ -209,7 +209,8 @@ extension SyncController {
         let events = try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: Self.pageLimit)
             .map(present)
         guard let last = events.last else { return .init(events: [], body: nil) }
-        return .init(events: events, body: try jsonBody(SyncResponse(events: events, cursor: last.id, cursorCheck: last.check)))
+        let response = SyncResponse(events: events, cursor: last.id, cursorCheck: last.check)
+        return .init(events: events, body: try response.jsonBytes().map { ByteBuffer(bytes: $0) } ?? jsonBody(response))
     }
 
     /// A shared answer: the buffer is copied on write, so every poll sends the same bytes.

@@ -95,13 +95,7 @@ final class TestServer {
         process.arguments = ["--listen", "127.0.0.1:\(port)", "--db", databasePath, "--bcrypt-cost", "4", "--log-level", logLevel]
             + extraArguments
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        try launch(process) {
-            let stdout = Pipe(), stderr = Pipe()
-            process.standardOutput = stdout
-            process.standardError = stderr
-            out.attach(stdout)
-            log.attach(stderr)
-        }
+        try launch(process, out: out, err: log)
         guard let url = out.value(after: "nexusd listening on ") else {
             process.terminate()
             throw HarnessError("nexusd did not start: \(log.text)")
@@ -167,6 +161,23 @@ func launch<T>(_ process: Process, _ setUp: () throws -> T) throws -> T {
 }
 
 private let launchLock = NSLock()
+
+/// `launch` for a child whose stdout, and stderr unless `err` is nil (then it is dropped),
+/// are gathered as lines.
+func launch(_ process: Process, out: LineCollector, err: LineCollector?) throws {
+    try launch(process) {
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        out.attach(stdout)
+        if let err {
+            let stderr = Pipe()
+            process.standardError = stderr
+            err.attach(stderr)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+    }
+}
 
 /// Runs a helper program (found on $PATH unless `executable` is a path) to its end.
 func runTool(_ executable: String, _ arguments: [String]) throws -> Result {
@@ -282,14 +293,8 @@ struct User {
     func spawn(_ args: [String]) throws -> (Process, LineCollector, LineCollector) {
         let process = nexusctl(args)
         let outLines = LineCollector(), errLines = LineCollector()
-        try launch(process) {
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            outLines.attach(out)
-            errLines.attach(err)
-        }
+        process.standardInput = FileHandle.nullDevice
+        try launch(process, out: outLines, err: errLines)
         return (process, outLines, errLines)
     }
 

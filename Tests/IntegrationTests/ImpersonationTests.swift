@@ -107,12 +107,7 @@ struct ImpersonationTests {
         env["XDG_DATA_HOME"] = data
         process.environment = env
         let lines = LineCollector()
-        try launch(process) {
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            lines.attach(out)
-        }
+        try launch(process, out: lines, err: nil)
         defer { process.terminate(); process.waitUntilExit() }
         let url = try #require(lines.value(after: "nexusd listening on "))
         let alice = try User("alice", server: url)

@@ -16,6 +16,7 @@ import Testing
             process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
             process.arguments = args
             process.environment = user.environment
+            // Locals for the closure: self is not whole until the pipe is stored.
             let (process, out, err) = (process, out, err)
             input = try launch(process) {
                 let input = Pipe(), outPipe = Pipe(), errPipe = Pipe()

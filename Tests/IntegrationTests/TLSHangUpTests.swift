@@ -56,13 +56,7 @@ struct TLSHangUpTests {
         hangUp.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         hangUp.arguments = ["python3", dir + "/hangup.py", certs + "/server.pem", certs + "/server.key", String(server.port)]
         let ready = LineCollector(), errors = LineCollector()
-        try launch(hangUp) {
-            let out = Pipe(), err = Pipe()
-            hangUp.standardOutput = out
-            hangUp.standardError = err
-            ready.attach(out)
-            errors.attach(err)
-        }
+        try launch(hangUp, out: ready, err: errors)
         #expect(ready.wait { $0.contains("ready") }, "\(errors.text)")
         for _ in 1...3 {
             let flush = try alice.run(["queue", "flush", "--now"])

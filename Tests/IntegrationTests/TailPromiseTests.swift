@@ -205,6 +205,7 @@ final class SlowReader {
         process.executableURL = URL(fileURLWithPath: Binaries.nexusctl)
         process.arguments = args
         process.environment = user.environment
+        // Locals for the closure: self is not whole until the pipe is stored.
         let (process, err) = (process, err)
         stdout = try launch(process) {
             let stdout = Pipe(), stderr = Pipe()

@@ -70,12 +70,7 @@ final class WebhookReceiver {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", directory + "/receiver.py", String(port), secretFile, String(failFirst), logFile]
         let lines = LineCollector()
-        try launch(p) {
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            lines.attach(out)
-        }
+        try launch(p, out: lines, err: nil)
         guard let listening = lines.value(after: "listening "), let port = Int(listening) else {
             p.terminate()
             throw HarnessError("the webhook receiver did not start")

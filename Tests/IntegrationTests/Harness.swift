@@ -156,11 +156,47 @@ func launch<T>(_ process: Process, _ setUp: () throws -> T) throws -> T {
     try launchLock.withLock {
         let made = try setUp()
         try process.run()
+        ChildWatchdog.shared.watch(process)
         return made
     }
 }
 
 private let launchLock = NSLock()
+
+/// Kills, and names on stderr, a child still running `limit` seconds after it started
+/// (NEXUS_TEST_CHILD_SECONDS, 600 by default; no test's child lives two minutes). A test that
+/// waits on a hung child then fails within minutes, and the log says which child, instead of
+/// the run going on until CI's time runs out with nothing to show for it.
+final class ChildWatchdog: @unchecked Sendable {
+    static let shared = ChildWatchdog()
+    private let lock = NSLock()
+    private var children: [(process: Process, started: Date)] = []
+    private let limit = Double(ProcessInfo.processInfo.environment["NEXUS_TEST_CHILD_SECONDS"] ?? "") ?? 600
+
+    private init() {
+        Thread.detachNewThread { [self] in
+            while true {
+                Thread.sleep(forTimeInterval: min(5, limit / 4))
+                let now = Date()
+                let overdue = lock.withLock {
+                    children.removeAll { !$0.process.isRunning }
+                    let overdue = children.filter { now.timeIntervalSince($0.started) > limit }
+                    children.removeAll { now.timeIntervalSince($0.started) > limit }
+                    return overdue
+                }
+                for (child, _) in overdue {
+                    let command = ([child.executableURL?.path ?? "?"] + (child.arguments ?? [])).joined(separator: " ")
+                    FileHandle.standardError.write(Data("test watchdog: pid \(child.processIdentifier) still running after \(Int(limit)) s, killed: \(command)\n".utf8))
+                    kill(child.processIdentifier, SIGKILL)
+                }
+            }
+        }
+    }
+
+    func watch(_ process: Process) {
+        lock.withLock { children.append((process, Date())) }
+    }
+}
 
 /// `launch` for a child whose stdout, and stderr unless `err` is nil (then it is dropped),
 /// are gathered as lines.

@@ -1,5 +1,6 @@
-/// A minimal JSON writer into bytes, for the one answer where Foundation's Codable
-/// encoder is too slow: the conversation list of someone in thousands of conversations.
+/// A minimal JSON writer into bytes, for the answers where Foundation's Codable encoder is
+/// too slow: the conversation list of someone in thousands of conversations, a send's
+/// answer, and the page of messages that wakes a `tail -f`.
 /// Its output decodes to the same value as the Codable encoding (a test checks this), so
 /// the wire format keeps one definition: the Codable types.
 public struct JSONWriter: Sendable {

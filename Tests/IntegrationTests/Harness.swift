@@ -30,14 +30,22 @@ final class LineCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
 
+    /// Reads `pipe` to its end with blocking reads on a thread of its own. Not through
+    /// FileHandle's readabilityHandler: its Dispatch read sources, set up and torn down from
+    /// several threads at once, corrupt libdispatch's epoll bookkeeping on Linux
+    /// (swiftlang/swift-corelibs-libdispatch#949). That crashed a CI run in
+    /// `_dispatch_event_loop_drain`; six threads spawning children read that way lose end of
+    /// file within two seconds, while blocking reads ran 25,000 children clean.
     func attach(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.lock()
-            self.buffer.append(data)
-            self.lock.unlock()
-            if data.isEmpty { handle.readabilityHandler = nil }
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                // What has arrived, at once (read(upToCount:) would wait for the whole count);
+                // empty only at end of file.
+                let data = handle.availableData
+                if data.isEmpty { return }
+                lock.withLock { buffer.append(data) }
+            }
         }
     }
 

@@ -106,7 +106,12 @@ public final class NexusAPI {
     }
 
     public func send(conversationId: Int64, localId: String, text: String) throws(APIError) -> SendResponse {
-        try call("POST", "/v1/conversations/\(conversationId)/messages", body: SendRequest(localId: localId, text: text))
+        // Written and read by hand: Foundation's JSON was 40 % of the CPU of a client that
+        // sends one message after another. JSONDecoder decides what the reader can't.
+        let body = SendRequest(localId: localId, text: text).jsonBytes()
+        let response = try raw("POST", "/v1/conversations/\(conversationId)/messages", body: body)
+        if let answer = SendResponse.read(json: response.body) { return answer }
+        return try decode(response)
     }
 
     public func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult] {

@@ -151,19 +151,7 @@ extension Message {
             }
             w.endArray()
         }
-        if let attachments {
-            w.key("attachments")
-            w.beginArray()
-            for a in attachments {
-                w.beginObject()
-                w.key("name"); w.string(a.name)
-                w.key("size"); w.int(a.size)
-                w.key("type"); w.string(a.type)
-                w.key("sha256"); w.string(a.sha256)
-                w.endObject()
-            }
-            w.endArray()
-        }
+        if let attachments { w.key("attachments"); w.beginArray(); for a in attachments { a.write(to: &w) }; w.endArray() }
         if let membership {
             w.key("membership")
             w.beginObject()
@@ -173,6 +161,32 @@ extension Message {
             w.endObject()
         }
         w.endObject()
+    }
+}
+
+extension Attachment {
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("name"); w.string(name)
+        w.key("size"); w.int(size)
+        w.key("type"); w.string(type)
+        w.key("sha256"); w.string(sha256)
+        w.endObject()
+    }
+}
+
+extension SendRequest {
+    /// The same JSON as the Codable encoding, several times faster, for a client that sends
+    /// one message after another.
+    public func jsonBytes() -> [UInt8] {
+        var w = JSONWriter(capacity: localId.utf8.count + text.utf8.count + 64)
+        w.beginObject()
+        w.key("localId"); w.string(localId)
+        w.key("text"); w.string(text)
+        if let replyTo { w.key("replyTo"); w.int(replyTo) }
+        if let attachments { w.key("attachments"); w.beginArray(); for a in attachments { a.write(to: &w) }; w.endArray() }
+        w.endObject()
+        return w.bytes
     }
 }
 

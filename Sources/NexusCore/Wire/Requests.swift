@@ -137,7 +137,7 @@ public struct SendRequest: Codable, Equatable, Sendable {
     }
 }
 
-public struct SendResponse: Codable, Sendable {
+public struct SendResponse: Codable, Equatable, Sendable {
     public var message: Message
     /// True when this localId had been accepted before and the original is returned.
     public var duplicate: Bool

@@ -27,6 +27,20 @@ struct HandReaderCheck<Value: Decodable & Equatable & Sendable>: Sendable {
         #expect(slow != nil, sourceLocation: sourceLocation)
     }
 
+    /// Every prefix of `bytes`, and `bytes` with each byte replaced by each byte that JSON
+    /// gives a meaning to: never a value that JSONDecoder does not give.
+    func compareMangled(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
+        for end in 0..<bytes.count { compare(Array(bytes[..<end]), sourceLocation: sourceLocation) }
+        let meaningful = Array("{}[]:,\"\\ 0-9.eEtfnul".utf8) + [0x00, 0x0A, 0x80, 0xC3]
+        for i in bytes.indices {
+            for c in meaningful where c != bytes[i] {
+                var mangled = bytes
+                mangled[i] = c
+                compare(mangled, sourceLocation: sourceLocation)
+            }
+        }
+    }
+
     func leavesToJSONDecoder(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
         let (fast, _) = compare(bytes, sourceLocation: sourceLocation)
         #expect(fast == nil, "read by hand: \(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)

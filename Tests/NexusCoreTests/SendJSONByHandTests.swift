@@ -50,22 +50,12 @@ struct SendJSONByHandTests {
         for text in cases { Self.check.leavesToJSONDecoder(Array(text.utf8)) }
     }
 
-    /// Every prefix of an answer, and the answer with each byte replaced by each byte that
-    /// JSON gives a meaning to: never a value that JSONDecoder does not give.
     @Test func mangledAnswersNeverReadOtherwise() {
-        let answer = Array(Self.encoded(SendResponse(message: Self.plain, duplicate: true)).utf8)
-        for end in 0..<answer.count { Self.check.compare(Array(answer[..<end])) }
-        let meaningful = Array("{}[]:,\"\\ 0-9.eEtfnul".utf8) + [0x00, 0x0A, 0x80, 0xC3]
-        for i in answer.indices {
-            for c in meaningful where c != answer[i] {
-                var mangled = answer
-                mangled[i] = c
-                Self.check.compare(mangled)
-            }
-        }
+        Self.check.compareMangled(Array(Self.encoded(SendResponse(message: Self.plain, duplicate: true)).utf8))
     }
 
-    /// The body by hand reads, with JSONDecoder and with the server's own reader, as the value it was written from.
+    /// The body by hand reads, with JSONDecoder and with the server's own reader, as the
+    /// value it was written from.
     @Test func theBodyByHandMeansWhatTheCodableOneMeans() throws {
         let requests = [
             SendRequest(localId: "l", text: ""),

@@ -67,19 +67,9 @@ struct SendRequestReadingTests {
         }
     }
 
-    /// Every prefix of a valid body, and the body with each byte replaced by each byte that
-    /// JSON gives a meaning to: never a value that JSONDecoder does not give.
+    /// Every prefix of a valid body, and the body with each byte replaced (HandReaderCheck).
     @Test func mangledBodiesNeverReadOtherwise() {
-        let body = Array(#"{"localId":"l\u00e9","text":"a\"b","replyTo":12,"attachments":[\#(Self.file)],"x":[true,{"y":null}]}"#.utf8)
-        for end in 0..<body.count { Self.check.compare(Array(body[..<end])) }
-        let meaningful = Array("{}[]:,\"\\ 0-9.eEtfnul".utf8) + [0x00, 0x0A, 0x80, 0xC3]
-        for i in body.indices {
-            for c in meaningful where c != body[i] {
-                var mangled = body
-                mangled[i] = c
-                Self.check.compare(mangled)
-            }
-        }
+        Self.check.compareMangled(Array(#"{"localId":"l\u00e9","text":"a\"b","replyTo":12,"attachments":[\#(Self.file)],"x":[true,{"y":null}]}"#.utf8))
     }
 
     /// A field added to these types must be read by hand too (SendRequest+Reading.swift), or

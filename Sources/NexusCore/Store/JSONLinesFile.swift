@@ -5,6 +5,12 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// A record whose lines have a reader by hand: JSONDecoder's value, or nil when JSONDecoder
+/// must decide (see OutboxRecord+Reading.swift).
+protocol JSONLineReadable {
+    static func read(line: UnsafeBufferPointer<UInt8>) -> Self?
+}
+
 /// An append-only file of JSON documents, one a line.
 ///
 /// A crash can leave the last line half-written. Readers skip such a torn line, and the
@@ -45,6 +51,7 @@ public struct JSONLinesFile: Sendable {
     /// never decoded.
     public static func parse<T: Decodable>(_ bytes: [UInt8], as type: T.Type) -> ReadResult<T> {
         let decoder = JSONDecoder()
+        let byHand = T.self as? any JSONLineReadable.Type
         var records: [T] = []
         var skipped: [SkippedLine] = []
         var start = 0
@@ -55,7 +62,8 @@ public struct JSONLinesFile: Sendable {
             if bytes[i] == 10 {
                 line += 1
                 if i > start {
-                    if let record = try? decoder.decode(T.self, from: Data(bytes[start..<i])) {
+                    let fast = byHand.flatMap { type in bytes[start..<i].withUnsafeBufferPointer { type.read(line: $0) as? T } }
+                    if let record = fast ?? (try? decoder.decode(T.self, from: Data(bytes[start..<i]))) {
                         records.append(record)
                     } else {
                         skipped.append(SkippedLine(line: line, bytes: Array(bytes[start..<i])))

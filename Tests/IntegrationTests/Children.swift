@@ -64,7 +64,13 @@ final class LineCollector: @unchecked Sendable {
 func ends(_ process: Process, within seconds: Double) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while process.isRunning && Date() < deadline { usleep(10_000) }
-    return !process.isRunning
+    if process.isRunning { return false }
+    // Returns at once, and lets go of the child: until the launching thread's run loop runs
+    // (it never does on the tests' threads) or this is called, Foundation holds on to an
+    // ended Process, and so to its pipes. Polling alone kept 1,300 pipes open by the end of
+    // a run, past where `Process.run` can crash (LaunchTests).
+    process.waitUntilExit()
+    return true
 }
 
 /// Starts `process` once `setUp` has made its pipes, both under one lock for the whole
@@ -96,7 +102,11 @@ private let launchLock = NSLock()
 final class ChildWatchdog: @unchecked Sendable {
     static let shared = ChildWatchdog()
     private let lock = NSLock()
-    private var children: [(process: Process, started: Date)] = []
+    /// Held weakly: a Process keeps its pipes open, and holding each ended child until the
+    /// next look, up to 5 s on, would keep some 500 pipes open while LaunchTests starts its
+    /// 110 children a second; Foundation's `Process.run` can crash past about 1,350.
+    private struct Watched { weak var process: Process?; let started: Date }
+    private var children: [Watched] = []
     private let limit = Double(ProcessInfo.processInfo.environment["NEXUS_TEST_CHILD_SECONDS"] ?? "") ?? 600
 
     private init() {
@@ -105,12 +115,12 @@ final class ChildWatchdog: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: min(5, limit / 4))
                 let now = Date()
                 let overdue = lock.withLock {
-                    children.removeAll { !$0.process.isRunning }
-                    let overdue = children.filter { now.timeIntervalSince($0.started) > limit }
+                    children.removeAll { !($0.process?.isRunning ?? false) }
+                    let overdue = children.filter { now.timeIntervalSince($0.started) > limit }.compactMap(\.process)
                     children.removeAll { now.timeIntervalSince($0.started) > limit }
                     return overdue
                 }
-                for (child, _) in overdue {
+                for child in overdue {
                     let command = ([child.executableURL?.path ?? "?"] + (child.arguments ?? [])).joined(separator: " ")
                     FileHandle.standardError.write(Data("test watchdog: pid \(child.processIdentifier) still running after \(Int(limit)) s, killed: \(command)\n".utf8))
                     kill(child.processIdentifier, SIGKILL)
@@ -120,7 +130,7 @@ final class ChildWatchdog: @unchecked Sendable {
     }
 
     func watch(_ process: Process) {
-        lock.withLock { children.append((process, Date())) }
+        lock.withLock { children.append(Watched(process: process, started: Date())) }
     }
 }
 

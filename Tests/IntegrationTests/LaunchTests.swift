@@ -1,13 +1,20 @@
 import Foundation
 import Testing
 
-/// `launch` (Harness.swift) keeps one test's pipes, and the socket by which Foundation sees a
+/// `launch` (Children.swift) keeps one test's pipes, and the socket by which Foundation sees a
 /// child end, out of the children another test starts at the same moment.
 @Suite struct LaunchTests {
-    /// Children that live until killed, started one after another on a thread of their own.
+    /// Starts children that would live until killed, one after another on a thread of its
+    /// own, and notes the pipes each was given beyond its standard three before killing it.
+    ///
+    /// Each thread keeps one sleeper alive at a time. Foundation's `Process.run` over-reads a buffer while it
+    /// lists /proc/self/fd (swiftlang/swift-corelibs-foundation#5472); past about 1,350 open
+    /// descriptors that can crash. An earlier form of this test, which left its sleepers
+    /// running until the end, held 2,300 descriptors open and crashed a CI run.
     final class Sleepers: @unchecked Sendable {
         private let lock = NSLock()
-        private var started: [Process] = []
+        private var pipesHeld: [String] = []
+        private var count = 0
         private var stopping = false
         private let finished = DispatchSemaphore(value: 0)
 
@@ -19,38 +26,78 @@ import Testing
                     sleeper.arguments = ["60"]
                     sleeper.standardOutput = FileHandle.nullDevice
                     guard (try? launch(sleeper) {}) != nil else { break }
-                    lock.withLock { started.append(sleeper) }
+                    let held = descriptors(of: sleeper.processIdentifier).filter { $0.hasPrefix("pipe:") }
+                    kill(sleeper.processIdentifier, SIGKILL)
+                    _ = ends(sleeper, within: 5)
+                    lock.withLock { pipesHeld += held; count += 1 }
                 }
                 finished.signal()
             }
         }
 
-        /// Stops starting them, kills them all, and says how many there were.
-        func killAll() -> Int {
+        /// Stops starting them; says how many there were and which pipes they held.
+        func stop() -> (count: Int, pipesHeld: Set<String>) {
             lock.withLock { stopping = true }
             finished.wait()
-            let all = lock.withLock { started }
-            for sleeper in all { kill(sleeper.processIdentifier, SIGKILL) }
-            for sleeper in all { _ = ends(sleeper, within: 5) }
-            return all.count
+            return lock.withLock { (count, Set(pipesHeld)) }
         }
     }
 
-    /// With `launch`'s lock switched off, each of four runs saw 11 or 12 of the 300 ends
-    /// late: the child had exited, but a sleeper started at that moment held its socket
-    /// (and its pipe) until killed.
-    @Test func eachChildIsSeenToEndWhileAnotherThreadStartsLongLivedOnes() throws {
-        let sleepers = Sleepers()
+    /// With `launch`'s lock switched off, 7 to 25 of the 1,000 children's pipes were held by
+    /// a sleeper started at that moment (five runs). A pipe so held never reaches end of
+    /// file; when sleepers were left running, 11 or 12 of 300 children were seen to end late.
+    @Test func noChildsPipeLeaksIntoAChildAnotherThreadStartsAtThatMoment() throws {
+        let sleepers = [Sleepers(), Sleepers()]
+        var pipes: Set<String> = []
         var late = 0
-        for _ in 0..<300 {
+        for _ in 0..<1000 {
             let child = Process()
             child.executableURL = URL(fileURLWithPath: "/bin/echo")
             child.arguments = ["x"]
-            try launch(child) { child.standardOutput = Pipe() }
+            let pipe = try launch(child) {
+                let pipe = Pipe()
+                child.standardOutput = pipe
+                return pipe
+            }
+            pipes.insert(link(getpid(), pipe.fileHandleForReading.fileDescriptor))
             if !ends(child, within: 5) { late += 1 }
         }
-        let started = sleepers.killAll()
-        #expect(started > 10, "the sleepers' thread started only \(started) children")
-        #expect(late == 0, "\(late) of 300 children were still seen running 5 s after they began")
+        let stopped = sleepers.map { $0.stop() }
+        let started = stopped.map(\.count).min() ?? 0
+        let held = stopped.reduce(Set<String>()) { $0.union($1.pipesHeld) }
+        #expect(started > 10, "a sleepers' thread started only \(started) children")
+        #expect(held.intersection(pipes).isEmpty, "\(held.intersection(pipes).count) of 1,000 children's pipes leaked into a sleeper")
+        #expect(late == 0, "\(late) of 1,000 children were still seen running 5 s after they began")
     }
+
+    /// Foundation holds on to a Process, and so to its pipes, after the child ends, until
+    /// `waitUntilExit` or the launching thread's run loop lets it go; `ends` does the first.
+    /// Without that call, all 100 pipes were still open here.
+    @Test func anEndedChildIsLetGoWithItsPipes() throws {
+        var pipes: Set<String> = []
+        for _ in 0..<100 {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: "/bin/echo")
+            child.arguments = ["x"]
+            let pipe = try launch(child) {
+                let pipe = Pipe()
+                child.standardOutput = pipe
+                return pipe
+            }
+            pipes.insert(link(getpid(), pipe.fileHandleForReading.fileDescriptor))
+            #expect(ends(child, within: 5))
+        }
+        let open = Set(descriptors(of: getpid())).intersection(pipes)
+        #expect(open.isEmpty, "\(open.count) of 100 ended children's pipes are still open")
+    }
+}
+
+/// What each descriptor of process `pid` beyond the standard three refers to ("pipe:[…]").
+private func descriptors(of pid: pid_t) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+    return names.compactMap(Int32.init).filter { $0 > 2 }.map { link(pid, $0) }
+}
+
+private func link(_ pid: pid_t, _ fd: Int32) -> String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? "?"
 }

@@ -51,15 +51,8 @@ import Testing
         var pipes: Set<String> = []
         var late = 0
         for _ in 0..<1000 {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: "/bin/echo")
-            child.arguments = ["x"]
-            let pipe = try launch(child) {
-                let pipe = Pipe()
-                child.standardOutput = pipe
-                return pipe
-            }
-            pipes.insert(link(getpid(), pipe.fileHandleForReading.fileDescriptor))
+            let (child, pipe) = try startEcho()
+            pipes.insert(pipe)
             if !ends(child, within: 5) { late += 1 }
         }
         let stopped = sleepers.map { $0.stop() }
@@ -76,20 +69,26 @@ import Testing
     @Test func anEndedChildIsLetGoWithItsPipes() throws {
         var pipes: Set<String> = []
         for _ in 0..<100 {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: "/bin/echo")
-            child.arguments = ["x"]
-            let pipe = try launch(child) {
-                let pipe = Pipe()
-                child.standardOutput = pipe
-                return pipe
-            }
-            pipes.insert(link(getpid(), pipe.fileHandleForReading.fileDescriptor))
+            let (child, pipe) = try startEcho()
+            pipes.insert(pipe)
             #expect(ends(child, within: 5))
         }
         let open = Set(descriptors(of: getpid())).intersection(pipes)
         #expect(open.isEmpty, "\(open.count) of 100 ended children's pipes are still open")
     }
+}
+
+/// An `echo` started through `launch`, and what its stdout pipe is ("pipe:[…]").
+private func startEcho() throws -> (Process, String) {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: "/bin/echo")
+    child.arguments = ["x"]
+    let pipe = try launch(child) {
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        return pipe
+    }
+    return (child, link(getpid(), pipe.fileHandleForReading.fileDescriptor))
 }
 
 /// What each descriptor of process `pid` beyond the standard three refers to ("pipe:[…]").

@@ -24,12 +24,12 @@ func synchronousMeasures(syncDB: String, asyncDB: String) {
             let (_, other, _) = makeUser("\(label)-peer\(s)", server: serverURL)
             pairs.append((sender, try! sender.openDirect(with: other.email).conversation.id))
         }
-        let start = now()
-        DispatchQueue.concurrentPerform(iterations: senders) { s in
-            let (sender, conv) = pairs[s]
+        let clients = PerClient(pairs)
+        let seconds = runClients(senders) { s in
+            let (sender, conv) = clients.value[s]
             for i in 0..<perSender { _ = try! sender.send(conversationId: conv, localId: "\(label)-\(s)-\(i)", text: "single \(i)") }
         }
-        let single = Double(senders * perSender) / (now() - start)
+        let single = Double(senders * perSender) / seconds
         stopServer(server)
         figures[label] = (batch, single)
     }

@@ -7,10 +7,10 @@ import Testing
     /// Starts children that would live until killed, one after another on a thread of its
     /// own, and notes the pipes each was given beyond its standard three before killing it.
     ///
-    /// Each thread keeps one sleeper alive at a time. Foundation's `Process.run` over-reads a buffer while it
-    /// lists /proc/self/fd (swiftlang/swift-corelibs-foundation#5472); past about 1,350 open
-    /// descriptors that can crash. An earlier form of this test, which left its sleepers
-    /// running until the end, held 2,300 descriptors open and crashed a CI run.
+    /// Each thread keeps one sleeper alive at a time. Foundation's `Process.run` over-reads a
+    /// buffer while it lists /proc/self/fd (swiftlang/swift-corelibs-foundation#5472); past
+    /// about 1,350 open descriptors that can crash. An earlier form of this test, which left
+    /// its sleepers running until the end, held 2,300 descriptors open and crashed a CI run.
     final class Sleepers: @unchecked Sendable {
         private let lock = NSLock()
         private var pipesHeld: [String] = []
@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    /// With `launch`'s lock switched off, 7 to 25 of the 1,000 children's pipes were held by
-    /// a sleeper started at that moment (five runs). A pipe so held never reaches end of
+    /// With `launch`'s lock switched off, 7 to 26 of the 1,000 children's pipes were held by
+    /// a sleeper started at that moment (seven runs). A pipe so held never reaches end of
     /// file; when sleepers were left running, 11 or 12 of 300 children were seen to end late.
     @Test func noChildsPipeLeaksIntoAChildAnotherThreadStartsAtThatMoment() throws {
         let sleepers = [Sleepers(), Sleepers()]

@@ -7,11 +7,9 @@ import Testing
 struct OutboxRecordReadingTests {
     static let check = HandReaderCheck<OutboxRecord> { bytes in bytes.withUnsafeBufferPointer { OutboxRecord.read(line: $0) } }
 
-    /// A line as the outbox writes it (JSONLinesFile's encoder).
+    /// A line as the outbox writes it.
     static func line(_ record: OutboxRecord) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try! encoder.encode(record), as: UTF8.self)
+        String(decoding: try! JSONLinesFile.lineEncoder().encode(record), as: UTF8.self)
     }
 
     static let at = Timestamp(milliseconds: 1_764_000_000_123)

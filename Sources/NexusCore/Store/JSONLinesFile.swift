@@ -101,9 +101,16 @@ public struct JSONLinesFile: Sendable {
         try FileSystem.writeAtomically(path, bytes, durable: durable)
     }
 
-    private func encodeLines<T: Encodable>(_ records: [T]) throws(StoreError) -> [UInt8] {
+    /// How a record becomes a line of these files; the message cache's rewrite and the hand
+    /// readers' tests write theirs with it too.
+    static func lineEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    private func encodeLines<T: Encodable>(_ records: [T]) throws(StoreError) -> [UInt8] {
+        let encoder = Self.lineEncoder()
         var bytes: [UInt8] = []
         for record in records {
             do {

@@ -25,8 +25,7 @@ extension MessageCache {
     }
 
     private func rewrite(_ conversationId: Int64, with newer: [Int64: Message]) throws(StoreError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONLinesFile.lineEncoder()
         let decoder = JSONDecoder()
         for s in try segments(conversationId) where newer.keys.contains(where: { s.first <= $0 && $0 <= s.last }) {
             let bytes = try FileSystem.readFile(s.path) ?? []

@@ -2,10 +2,10 @@ import NexusCore
 import SQLiteNIO
 
 /// Search on SQLite: the FTS5 table `messages_fts` (see SQLiteSchema), an external-content
-/// index of messages.text, with the unicode61 tokenizer removing diacritics. New messages
-/// wait in `search_pending` until SearchIndexService indexes them (moments later, in large
-/// transactions); a search reads the index and, in the same statement, the waiting
-/// messages, which SearchMatch tests here as offline search does.
+/// index of messages.text, with the unicode61 tokenizer removing diacritics. Messages after
+/// the id `search_indexed.up_to` wait until SearchIndexService indexes them (moments later,
+/// in large transactions); a search reads the index and, in the same statement, the
+/// waiting messages, which SearchMatch tests here as offline search does.
 struct SQLiteSearchStore: SearchStore {
     let db: SQLiteDatabase
 
@@ -39,7 +39,7 @@ struct SQLiteSearchStore: SearchStore {
         if expression.positive == nil {
             // Without the index driving, the waiting messages would come twice, and untested
             // against the excluded words: the second part of the statement takes them.
-            conditions.append("m.id NOT IN (SELECT id FROM search_pending)")
+            conditions.append("m.id <= (SELECT up_to FROM search_indexed)")
         }
         if let onlyExcluded = expression.excludedAlone {
             conditions.append("m.id NOT IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)")
@@ -59,9 +59,9 @@ struct SQLiteSearchStore: SearchStore {
                 WHERE \((conditions + rest.sql).joined(separator: " AND "))
                 ORDER BY \(order) DESC LIMIT ?)
             UNION ALL
-            SELECT \(messageColumns), 1 AS waiting FROM search_pending p JOIN messages m ON m.id = p.id
+            SELECT \(messageColumns), 1 AS waiting FROM messages m
             JOIN members me ON me.conversation_id = m.conversation_id AND me.user_id = ?
-            WHERE 1\(restSQL)
+            WHERE m.id > (SELECT up_to FROM search_indexed)\(restSQL)
             """
         // Binds follow the placeholders' order: viewer, MATCH ones, the rest, the limit; then
         // the waiting part's viewer and rest.
@@ -80,24 +80,24 @@ struct SQLiteSearchStore: SearchStore {
 
     func indexPending(limit: Int) async throws -> (indexed: Int, left: Int) {
         // Asked on a reader first, so an idle server's polls never touch the writer.
-        guard try await Self.waiting(db) > 0 else { return (0, 0) }
+        guard try await db.read("SELECT EXISTS (\(Self.waiting)) AS w").first?.column("w")?.integer == 1 else { return (0, 0) }
         let indexed = try await db.writer.perform(multiStatement: true) { c -> Int in
-            // (FTS5 tables take no RETURNING: the batch is named by its last id.)
-            guard let last = try await c.query(
-                "SELECT MAX(id) AS last, COUNT(*) AS n FROM (SELECT id FROM search_pending ORDER BY id LIMIT ?)", [.integer(limit)]
-            ).first, let upTo = last.column("last")?.integer else { return 0 }
+            // The batch is the next `limit` messages after the mark, named by its last id.
+            guard let batch = try await c.query(
+                "SELECT MAX(id) AS last, COUNT(*) AS n FROM (\(Self.waiting) ORDER BY id LIMIT ?)", [.integer(limit)]
+            ).first, let last = batch.column("last")?.integer else { return 0 }
             _ = try await c.query(
-                "INSERT INTO messages_fts(rowid, text) SELECT m.id, m.text FROM search_pending p JOIN messages m ON m.id = p.id WHERE p.id <= ?",
-                [.integer(upTo)])
-            _ = try await c.query("DELETE FROM search_pending WHERE id <= ?", [.integer(upTo)])
-            return last.column("n")?.integer ?? 0
+                "INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > (SELECT up_to FROM search_indexed) AND id <= ?",
+                [.integer(last)])
+            _ = try await c.query("UPDATE search_indexed SET up_to = ?", [.integer(last)])
+            return batch.column("n")?.integer ?? 0
         }
-        return (indexed, try await Self.waiting(db))
+        let left = try await db.read("SELECT COUNT(*) AS n FROM (\(Self.waiting))").first?.column("n")?.integer ?? 0
+        return (indexed, left)
     }
 
-    private static func waiting(_ db: SQLiteDatabase) async throws -> Int {
-        try await db.read("SELECT COUNT(*) AS n FROM search_pending").first?.column("n")?.integer ?? 0
-    }
+    /// The messages waiting for the index.
+    private static let waiting = "SELECT id FROM messages WHERE id > (SELECT up_to FROM search_indexed)"
 
     /// The FTS5 expression of the query's word terms: each a quoted phrase of its tokens
     /// (FTS5 folds them as it folded the text), `*` for a prefix, the excluded ones after

@@ -7,9 +7,10 @@ import Glibc
 
 /// `NEXUS_BENCH_ONLY=indexcost` (issue 18): what the search index costs the send path. Two
 /// nexusd of the same build on fresh SQLite databases, one with the index's triggers dropped
-/// and its mark set past any id (sqlite3), so nothing is ever indexed there, take the single-send and batch-ingest loads of the rows above in alternating
-/// turns, so both see the same noise. The cost is the median of each round's ratio of the two
-/// turns, which a slow drift in the machine's load moves less than the ratio of medians.
+/// and its mark set past any id (sqlite3), so that nothing is indexed there, take the
+/// single-send and batch-ingest loads of the rows above in alternating turns, so both see
+/// the same noise. The cost is the median of each round's ratio of the two turns, which a
+/// slow drift in the machine's load moves less than the ratio of medians.
 ///
 /// The index is written behind the commit, when nexusd is idle. Each load waits until its
 /// messages are indexed, and its CPU figure counts that work: otherwise the indexing a turn

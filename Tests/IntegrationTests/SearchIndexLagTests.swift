@@ -37,6 +37,19 @@ struct SearchIndexLagTests {
         return (parts[0], parts[1])
     }
 
+    /// Alice's conversation with Bob: `texts`, the first edited, the last deleted.
+    func conversation(on server: TestServer) throws -> (alice: User, bob: User, id: String) {
+        let (alice, bob) = try server.pair()
+        let id = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
+        for text in Self.texts { try #require(try alice.run(["send", id, text]).code == 0) }
+        #expect(try alice.run(["edit", "\(id)/1", "Brunch at the Café tomorrow?"]).code == 0)
+        #expect(try alice.run(["delete", "\(id)/6"]).code == 0)
+        return (alice, bob, id)
+    }
+
+    /// What `answers` reads of that conversation, waiting for the index or not.
+    static let expected: [[Int]] = [[2, 1], [2, 1], [2, 1], [4, 2], [5, 4], [], [3], [3], [5], [], [1], []]
+
     func answers(_ bob: User) throws -> [[Int]] {
         try [
             seqs(bob, ["cafe"]), seqs(bob, ["café"]), seqs(bob, ["--", "cafe", "-lunch"]), seqs(bob, ["deploy*"]),
@@ -49,16 +62,10 @@ struct SearchIndexLagTests {
         // An indexer that rests an hour once idle: what is sent now waits.
         var server = try TestServer(extraArguments: ["--search-index-idle-ms", "3600000"])
         defer { server.stop() }
-        let (alice, bob) = try server.pair()
-        let id = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
-        for text in Self.texts { try #require(try alice.run(["send", id, text]).code == 0) }
-        #expect(try alice.run(["edit", "\(id)/1", "Brunch at the Café tomorrow?"]).code == 0)
-        #expect(try alice.run(["delete", "\(id)/6"]).code == 0)
+        let (alice, bob, id) = try conversation(on: server)
         if Backend.postgres == nil { #expect(try waiting(server) == 6, "the messages were indexed at once") }
 
-        let expected: [[Int]] = [[2, 1], [2, 1], [2, 1], [4, 2], [5, 4], [], [3], [3], [5], [], [1], []]
-        let waitingAnswers = try answers(bob)
-        #expect(waitingAnswers == expected)
+        #expect(try answers(bob) == Self.expected)
         // A stranger finds nothing, waiting or not.
         let carol = try User("carol", server: server.url)
         try carol.register(name: "Carol")
@@ -73,7 +80,7 @@ struct SearchIndexLagTests {
             while try waiting(server) > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
             #expect(try waiting(server) == 0, "the indexer left messages waiting")
         }
-        #expect(try answers(bob) == expected)
+        #expect(try answers(bob) == Self.expected)
         #expect(try alice.run(["edit", "\(id)/2", "Sure, the bistro near the pipeline"]).code == 0)
         #expect(try alice.run(["delete", "\(id)/3"]).code == 0)
         #expect(try seqs(bob, ["cafe"]) == [1])
@@ -88,11 +95,7 @@ struct SearchIndexLagTests {
         guard Backend.postgres == nil else { return }
         var server = try TestServer()
         defer { server.stop() }
-        let (alice, bob) = try server.pair()
-        let id = String(try alice.run(["new", bob.email, "--json"]).decode(ConversationResponse.self).conversation.id)
-        for text in Self.texts { try #require(try alice.run(["send", id, text]).code == 0) }
-        #expect(try alice.run(["edit", "\(id)/1", "Brunch at the Café tomorrow?"]).code == 0)
-        #expect(try alice.run(["delete", "\(id)/6"]).code == 0)
+        let (alice, bob, id) = try conversation(on: server)
         server.stop()
         let version12 = """
             DROP TRIGGER messages_fts_update; DROP TRIGGER messages_fts_delete; DROP TABLE search_indexed;
@@ -127,7 +130,7 @@ struct SearchIndexLagTests {
         #expect(upgraded.upTo == 6 && upgraded.last == 6, "\(upgraded)")
         let schema = try runTool("sqlite3", [server.databasePath, "SELECT sql FROM sqlite_master WHERE name = 'messages_fts'"])
         #expect(schema.out.contains("columnsize=0"), "\(schema.out)")
-        #expect(try answers(bob) == [[2, 1], [2, 1], [2, 1], [4, 2], [5, 4], [], [3], [3], [5], [], [1], []])
+        #expect(try answers(bob) == Self.expected)
         #expect(try alice.run(["edit", "\(id)/2", "Sure, the bistro near the pipeline"]).code == 0)
         #expect(try seqs(bob, ["cafe"]) == [1])
         #expect(try seqs(bob, ["bistro"]) == [2])

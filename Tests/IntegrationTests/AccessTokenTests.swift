@@ -25,17 +25,6 @@ struct AccessTokenTests {
         try Data("\(seconds)\n".utf8).write(to: URL(fileURLWithPath: file))
     }
 
-    /// One number from the server's database (sqlite3 or psql).
-    static func count(_ sql: String, on database: String) throws -> Int {
-        let r = Backend.postgres == nil
-            ? try runTool("sqlite3", ["-cmd", ".timeout 5000", database, sql])
-            : try runTool(ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql", ["-qtA", database, "-c", sql])
-        guard r.code == 0, let n = Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw HarnessError("\(sql) failed: \(r.err)")
-        }
-        return n
-    }
-
     /// The conversation id that `new` printed.
     static func open(_ user: User, _ others: [String]) throws -> String {
         let r = try user.run(["new"] + others + ["--json"])
@@ -84,14 +73,14 @@ struct AccessTokenTests {
         #expect(idle.err.contains("session expired"), "\(idle.err)")
 
         // Expired rows are deleted (at start-up, and every few minutes after).
-        #expect(try Self.count("SELECT COUNT(*) FROM sessions", on: server.databasePath) == 2)
+        #expect(try Backend.count("SELECT COUNT(*) FROM sessions", on: server.databasePath) == 2)
         server.stop()
         let again = try TestServer(
             directory: server.directory, port: server.port, extraArguments: ["--clock-offset-file", clocked.clockFile])
         defer { again.stop() }
         var left = -1
         for _ in 0..<100 {
-            left = try Self.count("SELECT COUNT(*) FROM sessions", on: server.databasePath)
+            left = try Backend.count("SELECT COUNT(*) FROM sessions", on: server.databasePath)
             if left == 0 { break }
             Thread.sleep(forTimeInterval: 0.05)
         }

@@ -52,6 +52,17 @@ extension Backend {
         guard r.code == 0 else { throw HarnessError("SQL failed on \(name): \(r.err)") }
     }
 
+    /// One number from a server's database (sqlite3 or psql).
+    static func count(_ sql: String, on database: String) throws -> Int {
+        let r = postgres == nil
+            ? try runTool("sqlite3", ["-cmd", ".timeout 5000", database, sql])
+            : try runTool(ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql", ["-qtA", database, "-c", sql])
+        guard r.code == 0, let n = Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("\(sql) failed: \(r.err)")
+        }
+        return n
+    }
+
     /// A SQL expression for the text of `scalars`, NUL and controls included, in this
     /// backend's dialect (char() in SQLite, chr() in PostgreSQL).
     static func text(_ value: String) -> String {

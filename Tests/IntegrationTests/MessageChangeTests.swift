@@ -213,14 +213,7 @@ struct MessageChangeTests {
     /// Rows of the server's messages and message_changes whose text holds `text`, by a query
     /// on the database itself (sqlite3 or psql).
     func databaseRows(containing text: String, _ database: String) throws -> Int {
-        let r: Result
-        if Backend.postgres == nil {
-            r = try runTool("sqlite3", [database, "SELECT COUNT(*) FROM messages WHERE instr(text, '\(text)') > 0"])
-        } else {
-            let psql = ProcessInfo.processInfo.environment["NEXUS_TEST_PSQL"] ?? "psql"
-            r = try runTool(psql, ["-tA", database, "-c", "SELECT COUNT(*) FROM messages WHERE position(convert_to('\(text)', 'UTF8') in text) > 0"])
-        }
-        guard r.code == 0, let n = Int(r.out.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw HarnessError("query failed: \(r.err)") }
-        return n
+        let found = Backend.postgres == nil ? "instr(text, '\(text)') > 0" : "position(convert_to('\(text)', 'UTF8') in text) > 0"
+        return try Backend.count("SELECT COUNT(*) FROM messages WHERE \(found)", on: database)
     }
 }

@@ -11,9 +11,11 @@ import NexusCore
 func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
     let environment = ProcessInfo.processInfo.environment
     let beforeBinary = environment["NEXUS_BENCH_NEXUSD_BEFORE"]
+    // NEXUS_BENCH_PG_CLIENTS: another number of clients, to split a message's cost from its group's.
+    let clientCount = environment["NEXUS_BENCH_PG_CLIENTS"].flatMap(Int.init) ?? 8
     let compare = environment["NEXUS_BENCH_BASELINE"] == "1" || beforeBinary != nil
     var senders: [(NexusAPI, Int64)] = []
-    for s in 0..<8 {
+    for s in 0..<clientCount {
         let (api, _, _) = makeUser("pg-sender\(s)", server: urls[s % 2])
         let (_, peer, _) = makeUser("pg-peer\(s)", server: urls[0])
         senders.append((api, try! api.openDirect(with: peer.email).conversation.id))
@@ -37,13 +39,13 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
         })
         let tag = round
         let cpu0 = pids.map { cpuSeconds(of: $0) }.reduce(0, +), database0 = postgresCPUSeconds()
-        let seconds = runClients(8) { s in
+        let seconds = runClients(clientCount) { s in
             let (api, conv) = clients.value[s]
             for i in 0..<perSender { _ = try! api.send(conversationId: conv, localId: "pg-tp\(tag)-\(s)-\(i)", text: "throughput \(i)") }
         }
-        let cpu = (pids.map { cpuSeconds(of: $0) }.reduce(0, +) - cpu0) / Double(8 * perSender) * 1e6
-        let database = (postgresCPUSeconds() - database0) / Double(8 * perSender) * 1e6
-        return (Double(8 * perSender) / seconds, cpu, database)
+        let cpu = (pids.map { cpuSeconds(of: $0) }.reduce(0, +) - cpu0) / Double(clientCount * perSender) * 1e6
+        let database = (postgresCPUSeconds() - database0) / Double(clientCount * perSender) * 1e6
+        return (Double(clientCount * perSender) / seconds, cpu, database)
     }
     var after: [Round] = [], baseline: [Round] = []
     for _ in 0..<(compare ? 3 : 1) {

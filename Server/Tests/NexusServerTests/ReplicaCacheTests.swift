@@ -70,11 +70,13 @@ struct ReplicaCacheTests {
         #expect(cache.lookup(hash: "b", now: .now()).session == nil)
     }
 
-    /// A pool on a port nothing listens on: it connects only when a query asks, and these don't.
+    /// A pool on a port nothing listens on: its client connects only when a query asks, and
+    /// these don't; its sends' connection tries once at start, and fails.
     private static func idlePool() -> PostgresPrimary.Pool {
         let configuration = PostgresClient.Configuration(host: "127.0.0.1", port: 1, username: "nexus", password: nil, database: nil, tls: .disable)
+        let sends = PostgresConnection.Configuration(host: "127.0.0.1", port: 1, username: "nexus", password: nil, database: nil, tls: .disable)
         return PostgresPrimary.Pool(
-            client: PostgresClient(configuration: configuration), generic: PostgresClient(configuration: configuration),
+            client: PostgresClient(configuration: configuration), sends: SendsConnection(configuration: sends, logger: Logger(label: "test")),
             endpoint: .tcp(host: "127.0.0.1", port: 1), logger: Logger(label: "test"))
     }
 

@@ -47,7 +47,7 @@ struct SendGroupPlanTests {
                 guard case .notMember = outcome.first else { Issue.record("stored: \(outcome)"); break }
             }
             let pool = try await db.primary.pool()
-            let plans = try await pool.generic.withConnection { c in
+            let plans = try await pool.sends.withConnection { c in
                 try await c.query("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%unnest($1::bigint[]%'",
                     logger: db.logger).collect().map { try $0.decode((Int64, Int64).self) }
             }
@@ -65,10 +65,9 @@ struct SendGroupPlanTests {
         ).collect().map { try $0.decode(String.self) }
     }
 
-    /// The pool closed the sends' connection after a minute without sends, so a cron job's
+    /// A pool closed the sends' connection after a minute without sends, so a cron job's
     /// send connected and prepared the statement again: 13-14 ms against 2. The connection
-    /// is now the pool's minimum, which PostgresNIO opens at start, before any send, and
-    /// keeps through idle time.
+    /// (SendsConnection) opens at start, before any send, and stays open through idle time.
     @Test(.enabled(if: onPostgres, "PostgreSQL only"))
     func theSendsConnectionIsOpenBeforeAnySend() async throws {
         try await withMigratedPostgres { db in
@@ -81,8 +80,8 @@ struct SendGroupPlanTests {
         }
     }
 
-    /// PostgresNIO's keep-alive is off on the sends' connection (a timer a group); the pool
-    /// asks that connection `SELECT 1` itself once it has been idle for the period.
+    /// PostgresNIO's keep-alive, a timer a group, is not used on the sends' connection; the
+    /// pool asks that connection `SELECT 1` itself once it has been idle for the period.
     @Test(.enabled(if: onPostgres, "PostgreSQL only"))
     func theSendsConnectionIsAskedSomethingWhenIdle() async throws {
         try await withMigratedPostgres(keepAlive: .milliseconds(300)) { db in

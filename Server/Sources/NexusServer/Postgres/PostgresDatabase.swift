@@ -71,20 +71,24 @@ final class PostgresDatabase: Database {
     }
 
     /// As `rows(_:)`, for a statement each connection prepares once; `generic`: on the
-    /// pool's connection where it always runs on its generic plan (PostgresPrimary.Pool).
+    /// send batcher's connection, where it always runs on its generic plan (SendsConnection).
     func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, generic: Bool = false) async throws -> [PostgresRandomAccessRow]
     where Statement.Row == PostgresRandomAccessRow {
         try await withinDeadline(Self.deadline) { pool in
-            if generic { pool.usedGeneric() }
-            // The lease ends with this closure. Left to the rows' end (PostgresClient.execute),
-            // the sends' one connection was now and then never handed out again after a group
-            // had failed on a concurrent resend (23505), and every later group waited out its
-            // deadline (ReplicaTests.theSameLocalIdSentToBothReplicasAtOnceMakesOneMessage).
-            return try await (generic ? pool.generic : pool.client).withConnection { c in
+            @Sendable func run(_ c: PostgresConnection) async throws -> [PostgresRandomAccessRow] {
                 var rows: [PostgresRandomAccessRow] = []
                 for try await row in try await c.execute(statement, logger: self.logger) { rows.append(row) }
                 return rows
             }
+            if generic {
+                pool.usedSends()
+                return try await pool.sends.withConnection(run)
+            }
+            // The lease ends with this closure. Left to the rows' end (PostgresClient.execute),
+            // the pool's connection was now and then never handed out again after a group had
+            // failed on a concurrent resend (23505), and every later group waited out its
+            // deadline (ReplicaTests.theSameLocalIdSentToBothReplicasAtOnceMakesOneMessage).
+            return try await pool.client.withConnection(run)
         }
     }
 

@@ -15,42 +15,36 @@ final class PostgresPrimary: Sendable {
     /// A pool on one host, dropped when that host stops being the primary.
     final class Pool: Sendable {
         let client: PostgresClient
-        /// One connection of its own, on which PostgreSQL always runs a prepared statement
-        /// on its generic plan: the send batcher's (PostgresSendStatement.swift). Elsewhere
-        /// `plan_cache_mode` stays `auto`, which plans that statement anew at each bind.
-        ///
-        /// Its maximum is 2 so that its minimum can be 1 (PostgresNIO keeps the minimum below
-        /// the maximum): with none, the pool closed the connection after a minute without
-        /// sends, and the next send connected and prepared its statement again, 13-14 ms
-        /// against 2 (a cron job's send, every time). A second connection opens only while the
-        /// first is busy, as with a keep-alive query, and closes after a minute idle.
-        let generic: PostgresClient
+        /// The send batcher's connection, where PostgreSQL always runs a prepared statement
+        /// on its generic plan (PostgresSendStatement.swift). Elsewhere `plan_cache_mode`
+        /// stays `auto`, which plans that statement anew at each bind.
+        let sends: SendsConnection
         let endpoint: PostgresURL.Endpoint
         private let runners: [Task<Void, Never>]
         private let dropped = Atomic(false)
-        /// When `generic` last ran a statement: see `keepAlive`.
-        private let genericUsed = LastUse()
+        /// When `sends` last ran a statement: see `keepAlive`.
+        private let sendsUsed = LastUse()
 
         /// No longer the primary's pool: calls on it fail (QueryDeadlines.abandon).
         var isDropped: Bool { dropped.load(ordering: .sequentiallyConsistent) }
 
         init(
-            client: PostgresClient, generic: PostgresClient, endpoint: PostgresURL.Endpoint,
+            client: PostgresClient, sends: SendsConnection, endpoint: PostgresURL.Endpoint,
             keepAlive: Duration = PostgresPrimary.keepAlive, logger: Logger
         ) {
             self.client = client
-            self.generic = generic
+            self.sends = sends
             self.endpoint = endpoint
             // Immediate, so each client is running before the first query asks it for a connection.
             self.runners = [
-                Task.immediate { await client.run() }, Task.immediate { await generic.run() },
-                Task { [genericUsed] in await Self.keepAlive(generic, every: keepAlive, used: genericUsed, logger: logger) },
+                Task.immediate { await client.run() },
+                Task { [sendsUsed] in await Self.keepAlive(sends, every: keepAlive, used: sendsUsed, logger: logger) },
             ]
         }
 
-        /// Called for each statement run on `generic`.
-        func usedGeneric() {
-            genericUsed.now()
+        /// Called for each statement run on `sends`.
+        func usedSends() {
+            sendsUsed.now()
         }
 
         /// When something last happened, in NIO's uptime nanoseconds.
@@ -65,19 +59,20 @@ final class PostgresPrimary: Sendable {
         }
 
         /// PostgresNIO's own keep-alive (PostgresURL.clientConfiguration) sets a timer each
-        /// time a connection goes back to the pool and cancels it at the next lease: three
+        /// time a connection goes back to its pool and cancels it at the next lease: three
         /// tasks and a Dispatch timer a group, 6.5 % of a replica's CPU on the bench's single
-        /// sends. Here the sends' connection is asked `SELECT 1` only after `period` without
-        /// a statement, as PostgresNIO asks an idle one, so that a middlebox does not drop it.
-        private static func keepAlive(_ client: PostgresClient, every period: Duration, used: LastUse, logger: Logger) async {
+        /// sends when they had a pool. The sends' connection is asked `SELECT 1` only after
+        /// `period` without a statement, as PostgresNIO asks an idle one, so that a middlebox
+        /// does not drop it.
+        private static func keepAlive(_ sends: SendsConnection, every period: Duration, used: LastUse, logger: Logger) async {
             while true {
                 let left = used.left(of: period)
                 if left > .zero {
                     do { try await Task.sleep(for: left) } catch { return }  // the pool closed
                     continue
                 }
-                // A failure is the connection's: PostgresNIO closes it and opens another.
-                _ = try? await client.query("SELECT 1", logger: logger).collect()
+                // A failure is the connection's: the next use opens another.
+                _ = try? await sends.withConnection { try await $0.query("SELECT 1", logger: logger).collect().count }
                 used.now()
             }
         }
@@ -90,6 +85,7 @@ final class PostgresPrimary: Sendable {
         func close() async {
             for runner in runners { runner.cancel() }
             for runner in runners { _ = await runner.value }
+            await sends.close()
         }
     }
 
@@ -186,7 +182,7 @@ final class PostgresPrimary: Sendable {
     private func makePool(on endpoint: PostgresURL.Endpoint) -> Pool {
         Pool(
             client: PostgresClient(configuration: url.clientConfiguration(maxConnections: maxConnections, endpoint: endpoint), backgroundLogger: logger),
-            generic: PostgresClient(configuration: url.clientConfiguration(maxConnections: 2, endpoint: endpoint, genericPlans: true), backgroundLogger: logger),
+            sends: SendsConnection(configuration: connectionConfiguration(endpoint, sends: true), logger: logger),
             endpoint: endpoint, keepAlive: keepAlive, logger: logger)
     }
 
@@ -231,10 +227,8 @@ final class PostgresPrimary: Sendable {
         }
     }
 
-    /// Whether the host at `endpoint` takes writes, on a connection of its own with a short
-    /// timeout. `transaction_read_only` rather than `pg_is_in_recovery()`: a just-promoted
-    /// standby, or a primary being demoted, can be out of recovery and still read-only.
-    func isWritablePrimary(_ endpoint: PostgresURL.Endpoint) async -> Bool {
+    /// A connection of its own to `endpoint`; `sends`: the send batcher's (SendsConnection).
+    private func connectionConfiguration(_ endpoint: PostgresURL.Endpoint, sends: Bool = false) -> PostgresConnection.Configuration {
         var config: PostgresConnection.Configuration
         switch endpoint {
         case .tcp(let host, let port):
@@ -242,6 +236,17 @@ final class PostgresPrimary: Sendable {
         case .socket(let path):
             config = .init(unixSocketPath: path, username: url.username, password: url.password, database: url.database)
         }
+        if sends {
+            config.options.additionalStartupParameters = [("application_name", "nexusd sends"), ("plan_cache_mode", "force_generic_plan")]
+        }
+        return config
+    }
+
+    /// Whether the host at `endpoint` takes writes, on a connection of its own with a short
+    /// timeout. `transaction_read_only` rather than `pg_is_in_recovery()`: a just-promoted
+    /// standby, or a primary being demoted, can be out of recovery and still read-only.
+    func isWritablePrimary(_ endpoint: PostgresURL.Endpoint) async -> Bool {
+        var config = connectionConfiguration(endpoint)
         config.options.connectTimeout = .seconds(1)
         let (logger, configuration) = (logger, config)
         do {

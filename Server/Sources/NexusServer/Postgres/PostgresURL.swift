@@ -111,8 +111,7 @@ struct PostgresURL: Sendable {
         return String(text[..<rest.index(after: colon)]) + "xxx" + String(text[at...])
     }
 
-    /// `genericPlans`: every connection runs prepared statements on their generic plans.
-    func clientConfiguration(maxConnections: Int, endpoint: Endpoint? = nil, genericPlans: Bool = false) -> PostgresClient.Configuration {
+    func clientConfiguration(maxConnections: Int, endpoint: Endpoint? = nil) -> PostgresClient.Configuration {
         var config: PostgresClient.Configuration
         switch endpoint ?? self.endpoint {
         case .tcp(let host, let port):
@@ -130,13 +129,8 @@ struct PostgresURL: Sendable {
         // Kept open through idle time, so that the first query after a quiet minute does not
         // connect first. PostgresNIO asks for fewer than the maximum (Options.minimumConnections).
         config.options.minimumConnections = min(2, maxConnections - 1)
-        // Named, so that an operator can tell them apart in pg_stat_activity.
-        config.options.additionalStartupParameters = [("application_name", genericPlans ? "nexusd sends" : "nexusd")]
-        if genericPlans {
-            config.options.additionalStartupParameters.append(("plan_cache_mode", "force_generic_plan"))
-            // Kept alive by PostgresPrimary.Pool instead, without a timer a group.
-            config.options.keepAliveBehavior = nil
-        }
+        // Named, so that an operator can tell them apart from the sends' (SendsConnection) in pg_stat_activity.
+        config.options.additionalStartupParameters = [("application_name", "nexusd")]
         return config
     }
 }

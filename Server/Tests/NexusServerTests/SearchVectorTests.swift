@@ -34,4 +34,22 @@ struct SearchVectorTests {
             }
         }
     }
+
+    /// Without a SET clause, which cost every message a save and restore of search_path:
+    /// the body names each schema, so it says the same whatever the caller's search_path.
+    @Test(.enabled(if: onPostgres, "PostgreSQL only"))
+    func theVectorNeedsNoSearchPath() async throws {
+        try await withMigratedPostgres { db in
+            let settings = try await db.rows("SELECT proconfig IS NULL AS none FROM pg_proc WHERE proname = 'nexus_search_vector'")
+            #expect(try settings.map { try $0["none"].decode(Bool.self) } == [true])
+            let vector = try await db.transaction { c -> String in
+                let schema = try await c.query("SELECT current_schema()", logger: db.logger).collect()[0].decode(String.self)
+                // Neither the function's schema nor unaccent's is on the path now.
+                try await c.query("SET LOCAL search_path = pg_temp", logger: db.logger)
+                let sql = "SELECT \(schema).nexus_search_vector(convert_to('Crème brûlée, à Noël!', 'UTF8'))::text"
+                return try await c.query(PostgresQuery(unsafeSQL: sql), logger: db.logger).collect()[0].decode(String.self)
+            }
+            #expect(vector == "'a':3 'brulee':2 'creme':1 'noel':4")
+        }
+    }
 }

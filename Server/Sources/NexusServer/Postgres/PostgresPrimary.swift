@@ -182,7 +182,7 @@ final class PostgresPrimary: Sendable {
     private func makePool(on endpoint: PostgresURL.Endpoint) -> Pool {
         Pool(
             client: PostgresClient(configuration: url.clientConfiguration(maxConnections: maxConnections, endpoint: endpoint), backgroundLogger: logger),
-            sends: SendsConnection(configuration: connectionConfiguration(endpoint, sends: true), logger: logger),
+            sends: SendsConnection(configuration: connectionConfiguration(endpoint), logger: logger),
             endpoint: endpoint, keepAlive: keepAlive, logger: logger)
     }
 
@@ -227,17 +227,14 @@ final class PostgresPrimary: Sendable {
         }
     }
 
-    /// A connection of its own to `endpoint`; `sends`: the send batcher's (SendsConnection).
-    private func connectionConfiguration(_ endpoint: PostgresURL.Endpoint, sends: Bool = false) -> PostgresConnection.Configuration {
+    /// A connection of its own to `endpoint`.
+    private func connectionConfiguration(_ endpoint: PostgresURL.Endpoint) -> PostgresConnection.Configuration {
         var config: PostgresConnection.Configuration
         switch endpoint {
         case .tcp(let host, let port):
             config = .init(host: host, port: port, username: url.username, password: url.password, database: url.database, tls: tls)
         case .socket(let path):
             config = .init(unixSocketPath: path, username: url.username, password: url.password, database: url.database)
-        }
-        if sends {
-            config.options.additionalStartupParameters = [("application_name", "nexusd sends"), ("plan_cache_mode", "force_generic_plan")]
         }
         return config
     }

@@ -19,46 +19,47 @@ final class SendsConnection: Sendable {
         case none
         case connecting(Task<PostgresConnection, any Error>)
         case open(PostgresConnection)
-    }
-
-    private struct State {
-        var link = Link.none
-        var closed = false
+        case closed
     }
 
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
-    private let state = Mutex(State())
+    private let link = Mutex(Link.none)
 
+    /// `configuration` with the sends' startup parameters added: their name in
+    /// `pg_stat_activity`, and the generic plans.
     init(configuration: PostgresConnection.Configuration, logger: Logger) {
+        var configuration = configuration
+        configuration.options.additionalStartupParameters += [("application_name", "nexusd sends"), ("plan_cache_mode", "force_generic_plan")]
         self.configuration = configuration
         self.logger = logger
         // As the pool's minimum did. When it fails, the first send tries again.
-        _ = try? connection()
+        _ = try? current()
     }
 
     func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         let connection: PostgresConnection
-        switch try self.connection() {
+        switch try current() {
         case .open(let open): connection = open
         case .connecting(let task): connection = try await task.value
-        case .none: throw DatabaseUnavailable()
+        case .none, .closed: throw DatabaseUnavailable()  // not returned by current()
         }
         return try await body(connection)
     }
 
     /// The open connection, or the task opening one (started here when there is none or
     /// the last one closed).
-    private func connection() throws(DatabaseUnavailable) -> Link {
-        let link = state.withLock { state -> Link in
-            guard !state.closed else { return .none }
-            switch state.link {
+    private func current() throws(DatabaseUnavailable) -> Link {
+        try link.withLock { link throws(DatabaseUnavailable) -> Link in
+            switch link {
+            case .closed:
+                throw DatabaseUnavailable()
             case .open(let connection) where !connection.isClosed:
-                return state.link
+                return link
             case .connecting:
-                return state.link
+                return link
             case .open, .none:
-                let task = Task { [configuration, logger] in
+                link = .connecting(Task { [configuration, logger] in
                     do {
                         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
                         self.opened(connection)
@@ -67,43 +68,38 @@ final class SendsConnection: Sendable {
                         self.failed()
                         throw error
                     }
-                }
-                state.link = .connecting(task)
-                return state.link
+                })
+                return link
             }
         }
-        if case .none = link { throw DatabaseUnavailable() }
-        return link
     }
 
+    /// Kept unless closed meanwhile: `close` then closes it, once this task has returned it.
     private func opened(_ connection: PostgresConnection) {
-        let keep = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            state.link = .open(connection)
-            return true
+        link.withLock { link in
+            if case .connecting = link { link = .open(connection) }
         }
-        // Closed meanwhile: this one is not kept either.
-        if !keep { Task { try? await connection.close() } }
     }
 
     private func failed() {
-        state.withLock { state in
-            if case .connecting = state.link { state.link = .none }
+        link.withLock { link in
+            if case .connecting = link { link = .none }
         }
     }
 
     func close() async {
-        let link = state.withLock { state -> Link in
-            state.closed = true
-            defer { state.link = .none }
-            return state.link
+        let last = link.withLock { link -> Link in
+            defer { link = .closed }
+            return link
         }
-        switch link {
-        case .open(let connection): try? await connection.close()
+        switch last {
+        case .open(let connection):
+            try? await connection.close()
         case .connecting(let task):
             task.cancel()
             if let connection = try? await task.value { try? await connection.close() }
-        case .none: break
+        case .none, .closed:
+            break
         }
     }
 }

@@ -248,11 +248,12 @@ enum SQLiteSchema {
             // writer, AUTOINCREMENT), and the indexer took the queue oldest first, so what
             // waited was always every message after some id. `search_indexed.up_to` says which:
             // a send no longer runs a trigger, and the indexer reads `messages` as one range
-            // instead of seeking each queued id (4.2 -> 1.1 us of SQLite's time a message, SQLite
-            // 3.40 driven from Python, docs/benchmarks.md). The index is made anew with `columnsize=0` (no per-message
-            // row of token counts, which only BM25 ranking reads; search ranks by the message's
-            // own text): 1.1 -> 0.5 us. So every message is indexed again after this
-            // migration, in the background, with progress in the log (SearchIndexService).
+            // instead of seeking each queued id (4.2 -> 1.1 us of SQLite's time a message,
+            // SQLite 3.40 driven from Python, docs/benchmarks.md). The index is made anew with
+            // `columnsize=0` (no per-message row of token counts, which only BM25 ranking
+            // reads; search ranks by the message's own text): 1.1 -> 0.5 us. So every message
+            // is indexed again after this migration, in the background, with progress in the
+            // log (SearchIndexService).
             "DROP TRIGGER messages_fts_insert",
             "DROP TRIGGER messages_fts_update",
             "DROP TRIGGER messages_fts_delete",

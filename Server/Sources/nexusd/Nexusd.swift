@@ -203,7 +203,7 @@ struct Nexusd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        LoggingSystem.bootstrap(LogLines.standardError)
         // Whatever nexusd creates is its own user's alone (docs/deploy.md, "Files").
         umask(0o077)
         let (host, port) = Self.parseListen(listen)!

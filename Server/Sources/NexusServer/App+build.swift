@@ -80,7 +80,7 @@ public func buildApplication(
     var app = Application(
         router: buildRouter(services, bench: config.bench),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
-        configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName, backlog: limits.listenBacklog),
         services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
                    SearchIndexService(services: services, logger: logger),
                    PresenceService(services: services)]

@@ -20,6 +20,11 @@ public struct ServerLimits: Sendable {
     public var syncWaitCapSeconds: Int64 = 60
     /// A connection with no request in progress and no bytes for this long is closed.
     public var idleTimeoutSeconds: Int64 = 75
+    /// Connections the kernel may hold for nexusd to accept (the kernel caps it at
+    /// net.core.somaxconn). Hummingbird's 256 overflowed when thousands of tails connected at
+    /// once, as after a restart: each connection the full queue turned away waited a second
+    /// for its SYN to be sent again (docs/deploy.md).
+    public var listenBacklog = 4096
     /// Request headers, all together, and any one of them.
     public var maxHeaderBytes = 16 * 1024
     public var maxHeaderFieldBytes = 8 * 1024

@@ -3,7 +3,8 @@ import Foundation
 import NexusCore
 
 /// Single durable sends on PostgreSQL: 8 keep-alive clients, 4 through each of two
-/// replicas (`urls`, `pids`), each into a direct conversation of its own. With
+/// replicas (`urls`, `pids`), each into a direct conversation of its own, three rounds, each
+/// row their median (one round read 4,758 to 5,420 msg/s in three runs of one build). With
 /// NEXUS_BENCH_BASELINE=1, a second pair of replicas of the same build on the same
 /// database with `--bench-baseline` (one transaction a send, as before issue 19's group
 /// commit on PostgreSQL; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> starts that binary instead)
@@ -48,7 +49,7 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
         return (Double(clientCount * perSender) / seconds, cpu, database)
     }
     var after: [Round] = [], baseline: [Round] = []
-    for _ in 0..<(compare ? 3 : 1) {
+    for _ in 0..<3 {
         if compare {
             baseline.append(measure(before.map(\.1), before.map(\.0.pid)))
             FileHandle.standardError.write(Data(String(format: "  before: %.0f msg/s, %.0f µs, PostgreSQL %.0f µs\n",
@@ -59,7 +60,7 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
             after.last!.rate, after.last!.cpu, after.last!.database).utf8))
     }
     for (child, _) in before { stopServer(child) }
-    let median = compare ? " (median of 3)" : ""
+    let median = " (median of 3)"
     if compare {
         let label = beforeBinary == nil ? "baseline (one transaction a send)" : "before (\(beforeBinary!))"
         report("  \(label): PostgreSQL nexusd CPU per message (both replicas)\(median)",

@@ -23,15 +23,16 @@ struct ListenBacklogTests {
         let burst = 600
         try Self.allowOpenFiles(burst + 1_000)
         try await withRawServer(limits: ServerLimits()) { port in
-            // Nothing is accepted while the serving loops are held: the burst waits in the queue.
+            // Nothing is accepted while the serving loops are held (briefly: other suites share
+            // them): the burst waits in the queue, or the kernel turns part of it away.
             for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
-                loop.execute { usleep(800_000) }
+                loop.execute { usleep(400_000) }
             }
             try await Task.sleep(for: .milliseconds(50))
             let started = ContinuousClock.now
             let connections = try (0..<burst).map { _ in try RawConnection(port: port) }
             let took = ContinuousClock.now - started
-            #expect(took < .milliseconds(600), "\(burst) connections took \(took): some were turned away")
+            #expect(took < .milliseconds(350), "\(burst) connections took \(took): some were turned away")
             // And each is served once the loops are free.
             for connection in [connections[0], connections[burst - 1]] {
                 connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

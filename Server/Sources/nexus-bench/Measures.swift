@@ -26,7 +26,7 @@ func deliveryLatencies(sender: NexusAPI, conversation: Int64, tailHome: String, 
 /// Two routes' latencies from the acknowledgement (ms), 200 messages each, taking turns
 /// message by message: a p99 of 200 is about its second-worst message, and two routes
 /// measured one after the other saw different moments of a shared machine (the HTTPS row
-/// read 0.81× and 2.01× its plain row in two whole runs of one build).
+/// read 0.81× and 2.01× its plain row in two whole runs of one build). Stops both tails.
 func deliveryLatenciesByTurns(_ a: DeliveryRoute, _ b: DeliveryRoute) -> (a: [Double], b: [Double]) {
     var first: [Double] = []
     var second: [Double] = []

@@ -49,7 +49,8 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
         return (Double(clientCount * perSender) / seconds, cpu, database)
     }
     var after: [Round] = [], baseline: [Round] = []
-    for _ in 0..<3 {
+    let rounds = 3
+    for _ in 0..<rounds {
         if compare {
             baseline.append(measure(before.map(\.1), before.map(\.0.pid)))
             FileHandle.standardError.write(Data(String(format: "  before: %.0f msg/s, %.0f µs, PostgreSQL %.0f µs\n",
@@ -60,7 +61,7 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
             after.last!.rate, after.last!.cpu, after.last!.database).utf8))
     }
     for (child, _) in before { stopServer(child) }
-    let median = " (median of 3)"
+    let median = " (median of \(rounds))"
     if compare {
         let label = beforeBinary == nil ? "baseline (one transaction a send)" : "before (\(beforeBinary!))"
         report("  \(label): PostgreSQL nexusd CPU per message (both replicas)\(median)",

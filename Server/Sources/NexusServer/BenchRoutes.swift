@@ -1,9 +1,11 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTPTypes
 
 /// What `make bench` may switch on in nexusd, by hidden flags; never in production.
 public struct BenchOptions: Sendable {
-    /// `--bench-routes`: the trivial route below.
+    /// `--bench-routes`: the trivial routes below.
     public var routes = false
     /// `--bench-baseline`: sends take the path they had before issue 19 (SQLiteNIO for the
     /// INSERT, Codable for the answer; on PostgreSQL, one transaction a single send), so one
@@ -18,6 +20,11 @@ public struct BenchOptions: Sendable {
 /// and nothing of ours, so the bench can measure the machine's limit with the same load
 /// generator and print each throughput row as a fraction of it.
 enum BenchRoutes {
+    static let limitPath = "/bench/limit"
+    /// The same answer written by `BelowHummingbird`, so the bench can say how much of the
+    /// limit route's cost is Hummingbird's own (issue 19, target 2).
+    static let belowHummingbirdPath = "/bench/limit-nio"
+
     /// An answer the size and shape of a send's (SendResponse), written once.
     static let answer = ByteBuffer(string: """
         {"duplicate":false,"message":{"conversationId":1,"id":1,"localId":"tp-0-0","senderId":1,\
@@ -25,12 +32,51 @@ enum BenchRoutes {
         """)
 
     static func add(to router: Router<AppRequestContext>) {
-        router.post("bench/limit") { request, context -> Response in
+        router.post(RouterPath(limitPath)) { request, context -> Response in
             _ = try await request.body.collect(upTo: context.maxUploadSize)
             return Response(
                 status: .created,
                 headers: jsonHeaders(length: answer.readableBytes),
                 body: .init(byteBuffer: answer))
+        }
+    }
+
+    /// The connection's handlers with `--bench-routes`.
+    static func channelHandlers() -> [any RemovableChannelHandler] {
+        [BelowHummingbird(), ParkingHandler()]
+    }
+}
+
+/// Answers `BenchRoutes.belowHummingbirdPath` in the connection's pipeline, with the limit
+/// route's bytes (date and server included), before Hummingbird sees the request: the same
+/// parse and encoder, without Hummingbird's request task, router and response writer.
+///
+/// It answers as soon as the request ends, so an answer could overtake one that Hummingbird
+/// still owes on the same connection: the load generator never pipelines.
+final class BelowHummingbird: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundOut = HTTPResponsePart
+
+    private var answering = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head) where head.path == BenchRoutes.belowHummingbirdPath:
+            answering = true
+        case .head:
+            context.fireChannelRead(data)
+        case .body:
+            if !answering { context.fireChannelRead(data) }
+        case .end:
+            guard answering else { return context.fireChannelRead(data) }
+            answering = false
+            var fields = jsonHeaders(length: BenchRoutes.answer.readableBytes)
+            fields[.date] = HTTPDate.now()
+            fields[.server] = serverName
+            context.write(wrapOutboundOut(.head(HTTPResponse(status: .created, headerFields: fields))), promise: nil)
+            context.write(wrapOutboundOut(.body(BenchRoutes.answer)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
 }

@@ -37,14 +37,14 @@ struct PerClient<Value>: @unchecked Sendable {
 
 /// Requests a second the trivial route answers: each client posts a send's body and
 /// decodes a send's answer, as NexusAPI.send does.
-func limitRate(url: String, clients: Int, perClient: Int) -> Double {
+func limitRate(url: String, clients: Int, perClient: Int, path: String = "/bench/limit") -> Double {
     let address = try! ServerAddress(parsing: url)
     let body = Array(try! JSONEncoder().encode(SendRequest(localId: "tp-0-0", text: "throughput 0")))
     let seconds = runClients(clients) { _ in
         let http = HTTPClient(address: address)
         let decoder = JSONDecoder()
         for _ in 0..<perClient {
-            let response = try! http.request("POST", "/bench/limit", headers: [("Authorization", "Bearer bench")], body: body)
+            let response = try! http.request("POST", path, headers: [("Authorization", "Bearer bench")], body: body)
             precondition(response.status == 201, "the limit route answered \(response.status): is nexusd started with --bench-routes?")
             _ = try! decoder.decode(SendResponse.self, from: Data(response.body))
         }
@@ -65,6 +65,33 @@ func limit() -> Double {
     report("limit: trivial Hummingbird route, same load generator, 8 keep-alive clients", String(format: "%.0f req/s", rate))
     report("  nexusd CPU per request of the limit route", String(format: "%.0f µs", cpu))
     return rate
+}
+
+/// How much of the limit route's cost is Hummingbird's own: the limit route, and the same
+/// answer from a handler in the connection's pipeline below Hummingbird (`/bench/limit-nio`),
+/// by turns. The sends' target of 60 µs a message is measured against it (docs/benchmarks.md,
+/// "Thirtieth session").
+func belowHummingbird() {
+    let rounds = 3
+    _ = limitRate(url: url, clients: 8, perClient: 500, path: "/bench/limit-nio")  // warm up
+    func turn(_ path: String) -> (rate: Double, cpu: Double) {
+        let cpu0 = cpuSeconds(of: server.pid)
+        let rate = limitRate(url: url, clients: 8, perClient: 2500, path: path)
+        return (rate, (cpuSeconds(of: server.pid) - cpu0) / 20_000 * 1e6)
+    }
+    var routed: [(rate: Double, cpu: Double)] = [], below: [(rate: Double, cpu: Double)] = []
+    for _ in 0..<rounds {
+        routed.append(turn("/bench/limit"))
+        below.append(turn("/bench/limit-nio"))
+    }
+    let median = { (values: [Double]) in percentile(values, 50) }
+    let of = "(median of \(rounds))"
+    report("  limit route again, by turns with the row below \(of)",
+           String(format: "%.0f req/s, nexusd %.1f µs a request", median(routed.map(\.rate)), median(routed.map(\.cpu))))
+    report("  the same answer from a handler below Hummingbird \(of)",
+           String(format: "%.0f req/s, nexusd %.1f µs a request", median(below.map(\.rate)), median(below.map(\.cpu))))
+    report("  Hummingbird's own part of the limit route's CPU \(of)",
+           String(format: "%.1f µs a request", median(zip(routed, below).map { $0.cpu - $1.cpu })))
 }
 
 /// A throughput figure with its fraction of the limit.

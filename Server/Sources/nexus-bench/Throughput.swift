@@ -38,6 +38,7 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> 
 /// limit: the limit alone moved by 10 % between runs of that morning.
 func throughputMeasures() {
     _ = limit()
+    belowHummingbird()
     let environment = ProcessInfo.processInfo.environment
     let beforeBinary = environment["NEXUS_BENCH_NEXUSD_BEFORE"]
     let baseline: (Spawned, String)? =

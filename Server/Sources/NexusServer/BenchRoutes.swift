@@ -11,6 +11,9 @@ public struct BenchOptions: Sendable {
     /// INSERT, Codable for the answer; on PostgreSQL, one transaction a single send), so one
     /// build measures before and after side by side.
     public var baseline = false
+    /// `--bench-below-hummingbird`: the connections also answer `/bench/limit-nio`
+    /// (BelowHummingbird), on a nexusd of its own: the handler sees every request.
+    public var belowHummingbird = false
 
     public init() {}
 }
@@ -41,9 +44,9 @@ enum BenchRoutes {
         }
     }
 
-    /// The connection's handlers with `--bench-routes`.
-    static func channelHandlers() -> [any RemovableChannelHandler] {
-        [BelowHummingbird(), ParkingHandler()]
+    /// The handlers each connection's pipeline adds to Hummingbird's.
+    static func channelHandlers(_ options: BenchOptions) -> [any RemovableChannelHandler] {
+        options.belowHummingbird ? [BelowHummingbird(), ParkingHandler()] : [ParkingHandler()]
     }
 }
 

@@ -96,6 +96,9 @@ struct Nexusd: AsyncParsableCommand {
     @Flag(help: ArgumentHelp("Send the way nexusd did before issue 19, to compare (make bench only).", visibility: .hidden))
     var benchBaseline = false
 
+    @Flag(help: ArgumentHelp("Answer the bench's trivial route below Hummingbird too (make bench only).", visibility: .hidden))
+    var benchBelowHummingbird = false
+
     func validate() throws {
         guard Self.parseListen(listen) != nil else {
             throw ValidationError("--listen takes host:port, such as 127.0.0.1:8787 or [::1]:0; got '\(listen)'")
@@ -231,6 +234,7 @@ struct Nexusd: AsyncParsableCommand {
         config.clockOffsetFile = clockOffsetFile
         config.bench.routes = benchRoutes
         config.bench.baseline = benchBaseline
+        config.bench.belowHummingbird = benchBelowHummingbird
         let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.

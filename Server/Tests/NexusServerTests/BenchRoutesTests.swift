@@ -12,6 +12,7 @@ struct BenchRoutesTests {
     @Test func theAnswerBelowHummingbirdIsTheRoutedOneOnTheSameConnection() async throws {
         var bench = BenchOptions()
         bench.routes = true
+        bench.belowHummingbird = true
         try await withRawServer(limits: ServerLimits(), bench: bench) { port in
             let connection = try RawConnection(port: port)
             func answer(_ request: String) async throws -> String {
@@ -28,9 +29,12 @@ struct BenchRoutesTests {
         }
     }
 
-    @Test func withoutBenchRoutesNeitherExists() async throws {
-        try await withRawServer(limits: ServerLimits()) { port in
-            for path in ["/bench/limit", "/bench/limit-nio"] {
+    /// In production neither; with `--bench-routes` alone, the routed one only.
+    @Test(arguments: [false, true]) func withoutTheirFlagsTheyDoNotExist(routes: Bool) async throws {
+        var bench = BenchOptions()
+        bench.routes = routes
+        try await withRawServer(limits: ServerLimits(), bench: bench) { port in
+            for path in routes ? ["/bench/limit-nio"] : ["/bench/limit", "/bench/limit-nio"] {
                 let connection = try RawConnection(port: port)
                 connection.send("POST \(path) HTTP/1.1\r\nConnection: close\r\n" + Self.post)
                 let answer = try #require(await connection.readUntilClosed(timeout: 5))

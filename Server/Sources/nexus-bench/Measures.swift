@@ -84,6 +84,22 @@ func cpuSeconds(of pid: pid_t) -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
+/// User and system CPU seconds so far of `pid`'s thread named `name` (nexusd's
+/// "sqlite-writer"), in /proc's 10 ms ticks; nil when it has no such thread.
+func threadCPUSeconds(of pid: pid_t, named name: String) -> (user: Double, system: Double)? {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
+    for tid in tasks where (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/comm", encoding: .utf8)) == name + "\n" {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { continue }
+        // After the name: the state (field 3) first, so utime (14) and stime (15) at 11 and 12.
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        return (user / hz, system / hz)
+    }
+    return nil
+}
+
 /// User plus system CPU time so far of every process named `postgres`: the bench's own
 /// cluster (Tests/scripts/with-postgres.sh), whose backends live as long as the pools.
 func postgresCPUSeconds() -> Double {

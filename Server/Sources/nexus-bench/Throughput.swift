@@ -4,8 +4,10 @@ import NexusCore
 
 /// Single durable sends from `senders` keep-alive clients at once, each into a direct
 /// conversation of its own, 20,000 in all: messages a second, and nexusd's and this
-/// process's CPU per message.
-func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> (rate: Double, serverCPU: Double, generatorCPU: Double) {
+/// process's CPU per message; and of nexusd's, its SQLite writer thread's, user and
+/// system apart (nil from a nexusd whose writer thread has no name).
+func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String)
+    -> (rate: Double, serverCPU: Double, generatorCPU: Double, writer: (user: Double, system: Double)?) {
     let perSender = 20_000 / senders
     var pairs: [(NexusAPI, Int64)] = []
     for s in 0..<senders {
@@ -13,6 +15,7 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> 
         pairs.append((pair.api, pair.conversation))
     }
     let serverCPU0 = cpuSeconds(of: pid), selfCPU0 = cpuSeconds(of: getpid())
+    let writer0 = threadCPUSeconds(of: pid, named: "sqlite-writer")
     let clients = PerClient(pairs)
     let seconds = runClients(senders) { s in
         let (api, conv) = clients.value[s]
@@ -21,7 +24,11 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String) -> 
         }
     }
     let total = Double(senders * perSender)
-    return (total / seconds, (cpuSeconds(of: pid) - serverCPU0) / total * 1e6, (cpuSeconds(of: getpid()) - selfCPU0) / total * 1e6)
+    var writer: (user: Double, system: Double)?
+    if let writer0, let writer1 = threadCPUSeconds(of: pid, named: "sqlite-writer") {
+        writer = ((writer1.user - writer0.user) / total * 1e6, (writer1.system - writer0.system) / total * 1e6)
+    }
+    return (total / seconds, (cpuSeconds(of: pid) - serverCPU0) / total * 1e6, (cpuSeconds(of: getpid()) - selfCPU0) / total * 1e6, writer)
 }
 
 /// The single-send rows: 8 and 64 clients against the limit. With NEXUS_BENCH_BASELINE=1,
@@ -78,6 +85,11 @@ func throughputMeasures() {
         let rate = median(after.map(\.rate)), serverCPU = median(after.map(\.serverCPU))
         report("  limit measured in each turn\(of)", String(format: "%.0f req/s", median(after.map(\.limit))))
         report("  nexusd CPU per message (\(senders) clients)\(of)", String(format: "%.0f µs", serverCPU), target: "≤ 60 µs", ok: serverCPU <= 60)
+        let writers = after.compactMap(\.writer)
+        if !writers.isEmpty {
+            report("    of which its SQLite writer thread, user + kernel (\(senders) clients)\(of)",
+                   String(format: "%.0f µs + %.0f µs", median(writers.map(\.user)), median(writers.map(\.system))))
+        }
         report("  load generator CPU per message (\(senders) clients)\(of)", String(format: "%.0f µs", median(after.map(\.generatorCPU))))
         report("server: single sends/s, \(senders) keep-alive clients, durable\(of)", row(after),
                target: "≥ 30% of the limit, ≥ 15,000", ok: share(after) >= 0.3 && rate >= 15_000)
@@ -92,13 +104,13 @@ func throughputMeasures() {
     if let (child, _) = baseline { stopServer(child) }
 }
 
-private typealias Turn = (rate: Double, serverCPU: Double, generatorCPU: Double, limit: Double)
+private typealias Turn = (rate: Double, serverCPU: Double, generatorCPU: Double, writer: (user: Double, system: Double)?, limit: Double)
 
 /// One turn on one server: its limit, then the single sends.
 private func turn(url: String, pid: pid_t, senders: Int, label: String) -> Turn {
     let limit = limitRate(url: url, clients: 8, perClient: 2500)
     let sends = singleSends(serverURL: url, pid: pid, senders: senders, label: label)
-    return (sends.rate, sends.serverCPU, sends.generatorCPU, limit)
+    return (sends.rate, sends.serverCPU, sends.generatorCPU, sends.writer, limit)
 }
 
 /// The same requests as `limit()` sent the current server before any send: a "before"

@@ -23,7 +23,6 @@ public struct BenchOptions: Sendable {
 /// and nothing of ours, so the bench can measure the machine's limit with the same load
 /// generator and print each throughput row as a fraction of it.
 enum BenchRoutes {
-    static let limitPath = "/bench/limit"
     /// The same answer written by `BelowHummingbird`, so the bench can say how much of the
     /// limit route's cost is Hummingbird's own (issue 19, target 2).
     static let belowHummingbirdPath = "/bench/limit-nio"
@@ -35,7 +34,7 @@ enum BenchRoutes {
         """)
 
     static func add(to router: Router<AppRequestContext>) {
-        router.post(RouterPath(limitPath)) { request, context -> Response in
+        router.post("bench/limit") { request, context -> Response in
             _ = try await request.body.collect(upTo: context.maxUploadSize)
             return Response(
                 status: .created,

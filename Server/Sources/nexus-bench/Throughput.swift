@@ -15,7 +15,7 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String)
         pairs.append((pair.api, pair.conversation))
     }
     let serverCPU0 = cpuSeconds(of: pid), selfCPU0 = cpuSeconds(of: getpid())
-    let writer0 = threadCPUSeconds(of: pid, named: "sqlite-writer")
+    let writer0 = threadCPUSeconds(of: pid, named: writerThread)
     let clients = PerClient(pairs)
     let seconds = runClients(senders) { s in
         let (api, conv) = clients.value[s]
@@ -25,11 +25,14 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String)
     }
     let total = Double(senders * perSender)
     var writer: (user: Double, system: Double)?
-    if let writer0, let writer1 = threadCPUSeconds(of: pid, named: "sqlite-writer") {
+    if let writer0, let writer1 = threadCPUSeconds(of: pid, named: writerThread) {
         writer = ((writer1.user - writer0.user) / total * 1e6, (writer1.system - writer0.system) / total * 1e6)
     }
     return (total / seconds, (cpuSeconds(of: pid) - serverCPU0) / total * 1e6, (cpuSeconds(of: getpid()) - selfCPU0) / total * 1e6, writer)
 }
+
+/// nexusd's SQLite writer thread (SQLiteDatabase.writerThreadName).
+private let writerThread = "sqlite-writer"
 
 /// The single-send rows: 8 and 64 clients against the limit. With NEXUS_BENCH_BASELINE=1,
 /// also a nexusd of the same build with `--bench-baseline` (the send path before issue 19),

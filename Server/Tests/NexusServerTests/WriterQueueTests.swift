@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import NexusCore
+import NIOPosix
 import Testing
 
 @testable import NexusServer
@@ -49,4 +51,18 @@ struct WriterQueueTests {
             }
         }
     }
+
+    /// The writer's thread carries its name, which `top -H` shows and `make bench` reads its
+    /// CPU by (its single-send rows leave the writer's line out when no thread has it).
+    @Test func theWriterThreadIsNamed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-writer-name-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = try await SQLiteDatabase.open(path: folder.appendingPathComponent("nexus.sqlite").path, logger: Logger(label: "test"))
+        let name = try await db.writerThread.runIfActive { try String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) }
+        try await db.close()
+        #expect(name == SQLiteDatabase.writerThreadName + "\n")
+        #expect(SQLiteDatabase.writerThreadName.utf8.count <= 15, "the kernel keeps 15 bytes of a thread's name")
+    }
 }
+

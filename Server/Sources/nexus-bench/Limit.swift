@@ -52,15 +52,20 @@ func limitRate(url: String, clients: Int, perClient: Int, path: String = "/bench
     return Double(clients * perClient) / seconds
 }
 
+/// `limitRate` with 8 clients, and the CPU that nexusd (`pid`) spent a request meanwhile (µs).
+func limitRateAndCPU(url: String, pid: pid_t, perClient: Int, path: String = "/bench/limit") -> (rate: Double, cpu: Double) {
+    let cpu0 = cpuSeconds(of: pid)
+    let rate = limitRate(url: url, clients: 8, perClient: perClient, path: path)
+    return (rate, (cpuSeconds(of: pid) - cpu0) / Double(8 * perClient) * 1e6)
+}
+
 /// The limit of this run, measured once, with 8 clients (as the single-send row).
 nonisolated(unsafe) var measuredLimit: Double?
 
 func limit() -> Double {
     if let measuredLimit { return measuredLimit }
     _ = limitRate(url: url, clients: 8, perClient: 500)  // warm up
-    let cpu0 = cpuSeconds(of: server.pid)
-    let rate = limitRate(url: url, clients: 8, perClient: 5000)
-    let cpu = (cpuSeconds(of: server.pid) - cpu0) / 40_000 * 1e6
+    let (rate, cpu) = limitRateAndCPU(url: url, pid: server.pid, perClient: 5000)
     measuredLimit = rate
     report("limit: trivial Hummingbird route, same load generator, 8 keep-alive clients", String(format: "%.0f req/s", rate))
     report("  nexusd CPU per request of the limit route", String(format: "%.0f µs", cpu))
@@ -79,15 +84,10 @@ func belowHummingbird() {
     for path in ["/bench/limit", "/bench/limit-nio"] {
         _ = limitRate(url: url, clients: 8, perClient: 2500, path: path)  // warm up
     }
-    func turn(_ path: String) -> (rate: Double, cpu: Double) {
-        let cpu0 = cpuSeconds(of: child.pid)
-        let rate = limitRate(url: url, clients: 8, perClient: 2500, path: path)
-        return (rate, (cpuSeconds(of: child.pid) - cpu0) / 20_000 * 1e6)
-    }
     var routed: [(rate: Double, cpu: Double)] = [], below: [(rate: Double, cpu: Double)] = []
     for _ in 0..<rounds {
-        routed.append(turn("/bench/limit"))
-        below.append(turn("/bench/limit-nio"))
+        routed.append(limitRateAndCPU(url: url, pid: child.pid, perClient: 2500))
+        below.append(limitRateAndCPU(url: url, pid: child.pid, perClient: 2500, path: "/bench/limit-nio"))
     }
     let median = { (values: [Double]) in percentile(values, 50) }
     let of = "(median of \(rounds))"

@@ -72,7 +72,7 @@ public func buildApplication(
     // Header limits and the idle timeout are NIO's and Hummingbird's: a request over them
     // never reaches the router (docs/protocol.md, "Limits").
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: BenchRoutes.channelHandlers(config.bench),
+        additionalChannelHandlers: (config.bench.belowHummingbird ? [BelowHummingbird()] : []) + [ParkingHandler()],
         idleTimeout: .seconds(limits.idleTimeoutSeconds),
         httpDecoderConfiguration: .init(
             maxHeaderFieldSize: limits.maxHeaderFieldBytes, maxHeaderListSize: limits.maxHeaderBytes,

@@ -42,11 +42,6 @@ enum BenchRoutes {
                 body: .init(byteBuffer: answer))
         }
     }
-
-    /// The handlers each connection's pipeline adds to Hummingbird's.
-    static func channelHandlers(_ options: BenchOptions) -> [any RemovableChannelHandler] {
-        options.belowHummingbird ? [BelowHummingbird(), ParkingHandler()] : [ParkingHandler()]
-    }
 }
 
 /// Answers `BenchRoutes.belowHummingbirdPath` in the connection's pipeline, with the limit

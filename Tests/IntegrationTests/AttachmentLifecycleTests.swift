@@ -169,14 +169,18 @@ struct AttachmentLifecycleTests {
 
         // Under way: the bytes the server acknowledged show, and stay after a kill -9.
         server = try TestServer(directory: server.directory, port: server.port, database: server.databasePath, extraArguments: ["--max-attachment", "1GiB"])
-        let (flush, _, _) = try alice.spawn(["queue", "flush", "--now"])
+        // Through a link of 24 MiB/s, so the upload takes about 7 s however fast or loaded the
+        // machine: at full speed a CI run's polls missed its first half, and caught near its
+        // end, the flush had finished before the kill and the queue it was to show was empty.
+        let slowLink = try FaultProxy(upstreamPort: server.port, uploadBytesPerSecond: 24 << 20)
+        var viaSlowLink = alice
+        viaSlowLink.server = slowLink.url
+        let (flush, _, _) = try viaSlowLink.spawn(["queue", "flush", "--now"])
         var seen: Int64?
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, seen == nil, flush.isRunning {
             let list = try JSONDecoder().decode([QueuedFilesJSON].self, from: Data(try alice.run(["queue", "--json"]).out.utf8))
             // Under half way: the kill below then comes with most of the file still to go.
-            // Caught near the end, the flush finished before the kill on a loaded CI machine,
-            // and the queue it was to show was already empty.
             if let b = list.first?.files?.last?.uploaded, b > 0, b < (160 << 20) / 2 { seen = b }
         }
         kill(flush.processIdentifier, SIGKILL)

@@ -5,11 +5,14 @@ import Glibc
 
 /// A TCP proxy in front of the real nexusd that can answer the next requests itself
 /// with an error (a 503, a 429 with Retry-After), the way a load balancer or an
-/// overloaded server would. Everything else passes through to nexusd untouched.
+/// overloaded server would. Everything else passes through to nexusd untouched, at most
+/// `uploadBytesPerSecond` towards nexusd if given: a slow link, so a test can watch an
+/// upload under way however fast the machine is.
 final class FaultProxy: @unchecked Sendable {
     private let listener: Int32
     let port: Int
     private let upstreamPort: Int
+    private let uploadBytesPerSecond: Int?
     private let lock = NSLock()
     private var faults: [(status: Int, headers: String, body: String)] = []
     private(set) var faultsServed = 0
@@ -19,8 +22,9 @@ final class FaultProxy: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init(upstreamPort: Int) throws {
+    init(upstreamPort: Int, uploadBytesPerSecond: Int? = nil) throws {
         self.upstreamPort = upstreamPort
+        self.uploadBytesPerSecond = uploadBytesPerSecond
         // Close-on-exec, as every socket here: one leaked into another test's child would
         // stay open after we close it, and the other end would never see the hang-up.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -127,7 +131,7 @@ final class FaultProxy: @unchecked Sendable {
             pump(from: upstream, to: client)
             back.signal()
         }
-        pump(from: client, to: upstream)
+        pump(from: client, to: upstream, bytesPerSecond: uploadBytesPerSecond)
         back.wait()
         close(client)
         close(upstream)
@@ -138,11 +142,12 @@ final class FaultProxy: @unchecked Sendable {
     }
 }
 
-private func pump(from source: Int32, to destination: Int32) {
+private func pump(from source: Int32, to destination: Int32, bytesPerSecond: Int? = nil) {
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
         let n = read(source, &buffer, buffer.count)
         if n <= 0 { break }
+        if let bytesPerSecond { usleep(useconds_t(n * 1_000_000 / bytesPerSecond)) }
         var done = 0
         while done < n {
             let w = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + done, n - done) }

@@ -68,10 +68,15 @@ struct AttachmentTests {
         server = try TestServer(directory: server.directory, port: server.port, extraArguments: ["--max-attachment", "1GiB"])
 
         let api = try alice.api()
+        // The killed flushes go up a link of 64 MiB/s, so a kill comes in the middle of the
+        // upload even when this process is held up between two polls on a loaded machine.
+        let slowLink = try FaultProxy(upstreamPort: server.port, uploadBytesPerSecond: 64 << 20)
+        var viaSlowLink = alice
+        viaSlowLink.server = slowLink.url
         var seen: Int64 = 0
         for round in 1...3 {
             // kill -9 nexusctl in the middle of the upload, each time further on.
-            let (flush, _, _) = try alice.spawn(["queue", "flush", "--now"])
+            let (flush, _, _) = try viaSlowLink.spawn(["queue", "flush", "--now"])
             let state = try #require(waitForUpload(api, sha256: sha, beyond: seen + size / 6), "round \(round): the upload moved on")
             kill(flush.processIdentifier, SIGKILL)
             flush.waitUntilExit()

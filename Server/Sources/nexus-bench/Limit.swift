@@ -35,9 +35,13 @@ struct PerClient<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
+/// nexusd's two trivial routes under `--bench-routes` (BenchRoutes.swift): Hummingbird's, and
+/// the same answer from below it, which needs `--bench-below-hummingbird` too.
+let limitPath = "/bench/limit", belowHummingbirdPath = "/bench/limit-nio"
+
 /// Requests a second the trivial route answers: each client posts a send's body and
 /// decodes a send's answer, as NexusAPI.send does.
-func limitRate(url: String, clients: Int, perClient: Int, path: String = "/bench/limit") -> Double {
+func limitRate(url: String, clients: Int, perClient: Int, path: String = limitPath) -> Double {
     let address = try! ServerAddress(parsing: url)
     let body = Array(try! JSONEncoder().encode(SendRequest(localId: "tp-0-0", text: "throughput 0")))
     let seconds = runClients(clients) { _ in
@@ -53,7 +57,7 @@ func limitRate(url: String, clients: Int, perClient: Int, path: String = "/bench
 }
 
 /// `limitRate` with 8 clients, and the CPU that nexusd (`pid`) spent a request meanwhile (µs).
-func limitRateAndCPU(url: String, pid: pid_t, perClient: Int, path: String = "/bench/limit") -> (rate: Double, cpu: Double) {
+func limitRateAndCPU(url: String, pid: pid_t, perClient: Int, path: String = limitPath) -> (rate: Double, cpu: Double) {
     let cpu0 = cpuSeconds(of: pid)
     let rate = limitRate(url: url, clients: 8, perClient: perClient, path: path)
     return (rate, (cpuSeconds(of: pid) - cpu0) / Double(8 * perClient) * 1e6)
@@ -81,13 +85,13 @@ func belowHummingbird() {
     let rounds = 3
     let (child, url) = startServer(db: work + "/bench-below.sqlite", extra: ["--bench-below-hummingbird"])
     defer { stopServer(child) }
-    for path in ["/bench/limit", "/bench/limit-nio"] {
+    for path in [limitPath, belowHummingbirdPath] {
         _ = limitRate(url: url, clients: 8, perClient: 2500, path: path)  // warm up
     }
     var routed: [(rate: Double, cpu: Double)] = [], below: [(rate: Double, cpu: Double)] = []
     for _ in 0..<rounds {
         routed.append(limitRateAndCPU(url: url, pid: child.pid, perClient: 2500))
-        below.append(limitRateAndCPU(url: url, pid: child.pid, perClient: 2500, path: "/bench/limit-nio"))
+        below.append(limitRateAndCPU(url: url, pid: child.pid, perClient: 2500, path: belowHummingbirdPath))
     }
     let median = { (values: [Double]) in percentile(values, 50) }
     let of = "(median of \(rounds))"

@@ -65,4 +65,3 @@ struct WriterQueueTests {
         #expect(SQLiteDatabase.writerThreadName.utf8.count <= 15, "the kernel keeps 15 bytes of a thread's name")
     }
 }
-

@@ -34,7 +34,7 @@ build: openssl
 # the embedded SQLite default, nexusd's in-process tests, then the same integration
 # suite (and the replica tests) and nexusd's in-process tests again on a throwaway
 # PostgreSQL cluster (one test at a time there: each has its own database, and on a
-# small machine parallel ones wait past the 5 s database deadline).
+# small host parallel ones wait past the 5 s database deadline).
 # First the programs it needs beyond Swift (Tests/scripts/test-deps.sh): installed when
 # running as root with apt-get, else named with the command to run.
 test: test-deps build
@@ -54,7 +54,7 @@ test-nginx: build
 test-deps:
 	bash Tests/scripts/test-deps.sh
 
-# PostgreSQL failover with nothing acknowledged lost (issue 21): a pg_auto_failover monitor,
+# PostgreSQL failover with nothing acknowledged lost: a pg_auto_failover monitor,
 # primary and synchronous standby on loopback (Debian's postgresql-NN-auto-failover, installed
 # when missing as root), two replicas on the multi-host URL, 5,000 sends through the outbox
 # while two tail -f watch, the primary's host killed half-way and brought back as the standby.
@@ -111,13 +111,13 @@ docs:
 # Release binaries with the Swift runtime linked in (--static-swift-stdlib: they run where no
 # toolchain is), checked with ldd, then $(DIST)/nexus-VERSION-linux-ARCH.tar.gz (binaries, man
 # pages, completions, systemd unit) and $(DIST)/nexus_VERSION_ARCH.deb (dpkg-deb alone; Depends
-# from the binaries' symbols). Not part of `make test`: a first run takes 20-40 minutes here
-# (nexusd's release build), later ones 2-5 (relinks).
+# from the binaries' symbols). Not part of `make test`: a first run takes tens of minutes on
+# 2 cores (nexusd's release build), later ones a minute or two (relinks).
 dist: openssl
 	NEXUS_COMMIT=$(NEXUS_COMMIT) DIST=$(DIST) bash packaging/make-dist.sh
 
 # make dist's artifacts with the Swift toolchain hidden (a private mount namespace), and the
-# .deb installed with dpkg -i into a throwaway overlay of this machine's root; needs root.
+# .deb installed with dpkg -i into a throwaway overlay of the host's root; needs root.
 # About a minute after `make dist`.
 dist-test: dist
 	DIST=$(DIST) bash Tests/scripts/dist-test.sh

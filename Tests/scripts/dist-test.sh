@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# `make dist-test`: make dist's artifacts where no Swift toolchain is (issue 20).
+# `make dist-test`: make dist's artifacts where no Swift toolchain is.
 # 1. The tarball, unpacked in a temporary folder, run in a private mount namespace with an
 #    empty tmpfs over the toolchain's folder: nexusd starts on loopback with SQLite, nexusctl
 #    registers two people, one tails while the other sends, and the message arrives.
 # 2. The Debian package: dpkg-deb --info and --contents list what they should, the
 #    maintainer scripts pass `sh -n`, and `dpkg -i` installs it for real into a throwaway
-#    overlay of this machine's own root (chroot; nothing reaches the real system), with the
+#    overlay of the host's own root (chroot; nothing reaches the real system), with the
 #    toolchain hidden there too; the installed binaries run, and the nexusd user exists.
 # Needs root (unshare, mount, chroot).
 set -euo pipefail
@@ -84,7 +84,7 @@ for s in "$work"/control/{preinst,postinst,prerm,postrm}; do
     echo "sh -n $(basename "$s"): ok"
 done
 
-# A real dpkg -i into a throwaway overlay of this machine's root. The checks inside run from
+# A real dpkg -i into a throwaway overlay of the host's root. The checks inside run from
 # the overlay's upper layer (they appear at / in the chroot).
 mkdir -p "$work/up" "$work/ow" "$work/root"
 cp "$deb" "$work/up/nexus.deb"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make failover-bench` (issue 21's figures for docs/benchmarks.md): on a pg_auto_failover
+# `make failover-bench` (the failover figures of docs/benchmarks.md): on a pg_auto_failover
 # primary + synchronous standby on loopback (ha-cluster.sh),
 #   1. batch ingest and single sends with synchronous replication, beside the asynchronous
 #      figures of the same run (nexus-bench's NEXUS_BENCH_ONLY=synchronous rows, release build);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make failover-test` (issue 21): PostgreSQL failover with nothing acknowledged lost.
+# `make failover-test`: PostgreSQL failover with nothing acknowledged lost.
 # A pg_auto_failover formation on loopback (ha-cluster.sh: monitor, primary, synchronous
 # standby), two nexusd replicas on the multi-host URL, four senders sending 5,000 messages
 # in all into one group through nexusctl's outbox while two `tail -f` watch (one through each

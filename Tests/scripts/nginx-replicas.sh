@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test-nginx`: docs/deploy.md's nginx example, run for real (issue 13, test 6). Under
+# `make test-nginx`: docs/deploy.md's nginx example, run for real. Under
 # with-postgres.sh: two nexusd replicas on one PostgreSQL database, Debian's nginx on a loopback
 # port in front of them terminating TLS with a throwaway CA (make-test-certs.sh), and nexusctl
 # speaking https:// to nginx: register, `tail -f`, sends, and one replica killed with SIGKILL

@@ -21,7 +21,7 @@ stop() {
 }
 trap stop EXIT
 as_owner "$bindir/initdb" -D "$dir/data" -U nexus --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-# fsync off: the suites kill nexusd, never this cluster or the machine, so what PostgreSQL
+# fsync off: the suites kill nexusd, never this cluster or the host, so what PostgreSQL
 # has written survives without it; with it, the 300 MiB attachment test's WAL flushes
 # stalled every other suite on CI for two minutes. `make bench` turns it on
 # (WITH_POSTGRES_FSYNC=on): its rows say "durable".

@@ -61,6 +61,7 @@ final class SQLiteDatabase: Database {
                 readers.append(reader)
             }
         }
+        for reader in readers { try await reader.install(customFunction: SQLiteUserStore.fold()) }
         var direct: SQLiteDirect?
         var listReader: SQLiteReadConnection?
         var listHelper: SQLiteReadConnection?

@@ -169,4 +169,26 @@ struct PeopleTests {
         #expect(none.err.contains("No conversations yet"))
         #expect(none.err.contains("nexusctl new <email>"))
     }
+
+    // `users --search` folds case as Unicode does, on both backends, and compares in NFC:
+    // "émile" finds Émile Zola as "ÉMILE" does, a decomposed é is the same é, "strasse"
+    // finds a Straße. Accents are not folded: "emil" finds Emil only.
+    @Test func userSearchFoldsUnicodeCaseInNFC() throws {
+        let server = try TestServer()
+        let me = try User("me", server: server.url)
+        try me.register(name: "Me")
+        for (n, name) in ["Émile Zola", "Jürgen Straße", "ΣΊΣΥΦΟΣ", "Emil Nolde"].enumerated() {
+            try User("u\(n)", server: server.url).register(name: name)
+        }
+        func found(_ search: String) throws -> [String] {
+            let r = try me.run(["users", "-s", search, "--json"])
+            guard r.code == 0 else { throw HarnessError("users -s \(search) exited \(r.code): \(r.err)") }
+            return try r.decode([NexusCore.User].self).map(\.displayName)
+        }
+        for search in ["émile", "ÉMILE", "e\u{301}mile", "E\u{301}MILE", "zola"] { #expect(try found(search) == ["Émile Zola"], "\(search)") }
+        for search in ["strasse", "STRASSE", "jürgen", "JÜRGEN"] { #expect(try found(search) == ["Jürgen Straße"], "\(search)") }
+        for search in ["σίσυφος", "σίσυφοσ", "ΣΊΣΥΦΟΣ"] { #expect(try found(search) == ["ΣΊΣΥΦΟΣ"], "\(search)") }
+        #expect(try found("emil") == ["Emil Nolde"])
+        #expect(try found("%") == [] && found("_") == [])
+    }
 }

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NexusCore
 import NIOCore
+import NIOHTTP1
 import Foundation
 
 /// An error answer with a stable machine-readable `code` and a sentence for people.
@@ -96,6 +97,8 @@ extension APIError {
                 message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         case let error as any HTTPResponseError:
             return APIError(status: error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
+        case let error as HTTPParserError:
+            return MalformedHTTP.answer(error, logger: logger)
         default:
             logger.error("request failed: \(String(reflecting: error))")
             return APIError(status: .internalServerError, code: "internal", message: "The server hit an internal error.")

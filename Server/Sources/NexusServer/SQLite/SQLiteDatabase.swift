@@ -39,9 +39,7 @@ final class SQLiteDatabase: Database {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
         let writeConnection = try await SQLiteConnection.open(storage: storage, threadPool: writerPool, logger: logger, on: eventLoop)
         do {
-            _ = try await writeConnection.query("PRAGMA journal_mode=WAL")
-            _ = try await writeConnection.query("PRAGMA synchronous=FULL")
-            _ = try await writeConnection.query("PRAGMA foreign_keys=ON")
+            for pragma in writerSettings { _ = try await writeConnection.query(pragma) }
             _ = try await writeConnection.query("PRAGMA busy_timeout=\(busyTimeoutMs)")
         } catch {
             // A damaged file fails here; the caller names it (DatabaseFailure).
@@ -63,6 +61,7 @@ final class SQLiteDatabase: Database {
                 readers.append(reader)
             }
         }
+        for reader in readers { try await reader.install(customFunction: SQLiteUserStore.fold()) }
         var direct: SQLiteDirect?
         var listReader: SQLiteReadConnection?
         var listHelper: SQLiteReadConnection?
@@ -151,6 +150,12 @@ final class SQLiteDatabase: Database {
             throw Self.surfaced(error)
         }
     }
+
+    /// Both writer connections' settings (SQLiteDirect's too). WAL, and synchronous=FULL: a
+    /// commit is on disk when it returns. secure_delete: what a row or page held before it was
+    /// rewritten or freed is overwritten with zeros, so an edited or deleted message's text
+    /// does not stay in the file (docs/protocol.md); SQLiteNIO builds with it on, this keeps it.
+    static let writerSettings = ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA secure_delete=ON"]
 
     /// How long a statement waits for a lock another process holds on the file (a backup,
     /// the sqlite3 shell) before the request is answered 503, as PostgresDatabase.deadline.

@@ -16,11 +16,10 @@ final class SQLiteDirect: @unchecked Sendable {
     private let handle: SQLiteHandle
     private var db: OpaquePointer? { handle.db }
 
-    /// Opens `path` with the writer's settings (WAL, synchronous=FULL: a commit is on disk
-    /// when it returns).
+    /// Opens `path` with the writer's settings (SQLiteDatabase.writerSettings).
     init(path: String, thread: NIOThreadPool) throws {
         handle = try SQLiteHandle(path: path, thread: thread, threadName: "SQLite thread")
-        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON"] {
+        for pragma in SQLiteDatabase.writerSettings {
             _ = try query(pragma)
         }
     }

@@ -280,5 +280,16 @@ enum SQLiteSchema {
             END
             """,
         ],
+        [
+            // A delete or an edit keeps no copy of the old text (docs/protocol.md). FTS5's
+            // 'delete' only adds a tombstone beside the words, which stay in the index until
+            // a merge happens to rewrite their segment; with secure-delete (SQLite 3.42) the
+            // entry is taken out of its segment at once. 'optimize' merges what earlier deletes
+            // left into one segment without them. Pages freed on the way are zeroed by
+            // `PRAGMA secure_delete` (SQLiteDatabase). Once it has deleted so, FTS5 before 3.42
+            // (Debian 12's sqlite3 shell) can't read this table; nexusd's own SQLite is newer.
+            "INSERT INTO messages_fts(messages_fts, rank) VALUES ('secure-delete', 1)",
+            "INSERT INTO messages_fts(messages_fts) VALUES ('optimize')",
+        ],
     ]
 }

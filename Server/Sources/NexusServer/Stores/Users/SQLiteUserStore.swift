@@ -30,12 +30,29 @@ struct SQLiteUserStore: UserStore {
     func users(excluding viewer: Int64, search: String?) async throws -> [User] {
         var sql = "SELECT id, email, display_name, last_seen_at, bot FROM users WHERE id != ? AND (bot = 0 OR owner_id IS NOT NULL)"
         var binds: [SQLiteData] = [.integer(Int(viewer))]
-        if let pattern = directoryPattern(search) {
-            sql += " AND (display_name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')"
-            binds += [.text(pattern), .text(pattern)]
+        if let needle = directoryNeedle(search) {
+            sql += " AND (instr(\(Self.folded("display_name")), ?) > 0 OR instr(\(Self.folded("email")), ?) > 0)"
+            binds += [.text(needle), .text(needle)]
         }
         sql += " ORDER BY display_name COLLATE NOCASE, id LIMIT 1000"
         return try await db.read(sql, binds).map(Rows.user)
+    }
+
+    /// directoryFold of `column` in SQL. An ASCII value (as many bytes as characters) takes
+    /// SQLite's lower(), which folds ASCII only, the same; the others the Swift function.
+    /// With the function on every row a search of 100,000 users (a tenth not ASCII) took
+    /// 0.42 s in a debug build, 0.06 s so.
+    static func folded(_ column: String) -> String {
+        "CASE WHEN length(\(column)) = octet_length(\(column)) THEN lower(\(column)) ELSE nexus_fold(\(column)) END"
+    }
+
+    /// `nexus_fold(text)`: directoryFold in SQL, for the directory search; each of
+    /// SQLiteDatabase's readers has it.
+    static func fold() -> SQLiteCustomFunction {
+        SQLiteCustomFunction("nexus_fold", argumentCount: 1, pure: true) { arguments in
+            guard case .text(let text) = arguments.first else { return nil }
+            return directoryFold(text)
+        }
     }
 
     func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws {

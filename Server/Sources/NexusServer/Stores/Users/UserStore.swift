@@ -38,21 +38,21 @@ protocol UserStore: Sendable {
     func saveLastSeen(_ times: [Int64: Timestamp]) async throws
 }
 
-/// `s` with LIKE's wildcards and the escape character itself escaped by a backslash, for
-/// a pattern written with `ESCAPE '\'`; both backends search the directory this way.
-func escapeLikePattern(_ s: String) -> String {
-    var out = ""
-    for c in s {
-        if c == "%" || c == "_" || c == "\\" { out.append("\\") }
-        out.append(c)
-    }
-    return out
+/// A directory search's needle in the form names and emails are compared in
+/// (`directoryFold`), or nil when the search asks for everyone.
+func directoryNeedle(_ search: String?) -> String? {
+    guard let search, !search.isEmpty else { return nil }
+    return directoryFold(search)
 }
 
-/// The LIKE pattern for a directory search, or nil when the search asks for everyone.
-func directoryPattern(_ search: String?) -> String? {
-    guard let search, !search.isEmpty else { return nil }
-    return "%" + escapeLikePattern(search) + "%"
+/// The form a directory search compares in: Unicode full case folding, as upper then lower
+/// case (so "émile" finds "Émile" and "strasse" "Straße"), final sigma as σ, of text in NFC
+/// (stored names and emails are; UsersController puts the search in it). LIKE folds only
+/// ASCII on SQLite and ILIKE follows the database's locale on PostgreSQL, which has no
+/// casefold() before version 18; so SQLite folds in Swift (SQLiteUserStore.fold) and
+/// PostgreSQL with the same mappings in SQL (PostgresUserStore.folded).
+func directoryFold(_ s: String) -> String {
+    return String(String.UnicodeScalarView(s.uppercased().lowercased().unicodeScalars.map { $0 == "ς" ? "σ" : $0 }))
 }
 
 extension StoredSession {

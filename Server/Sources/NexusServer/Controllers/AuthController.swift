@@ -56,8 +56,10 @@ struct AuthController {
         // Forget before and after the delete: a lookup racing with this logout can then
         // cache the token neither from a read before the delete nor after it.
         services.sessions?.forget(hash: hash)
-        try await users.deleteSession(tokenHash: hash)
-        services.sessions?.forget(hash: hash)
+        _ = try await services.revoke {
+            try await users.deleteSession(tokenHash: hash)
+            return [hash]
+        }
         return Response(status: .noContent)
     }
 

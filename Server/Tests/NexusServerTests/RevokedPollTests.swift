@@ -15,12 +15,12 @@ struct RevokedPollTests {
     /// A poll of `token` at the head of its feed, held on a connection of its own.
     private static func heldPoll(_ api: API, _ token: String, closing: Bool = false) async throws -> RawConnection {
         let head = try await api.sync(token, query: "last=0").cursor
-        return try await heldPoll(port: try #require(api.client.port), token, after: head, closing: closing)
+        return try await heldPoll(port: try #require(api.client.port), token, query: "after=\(head)", closing: closing)
     }
 
-    private static func heldPoll(port: Int, _ token: String, after: Int64, closing: Bool = false) async throws -> RawConnection {
+    private static func heldPoll(port: Int, _ token: String, query: String, closing: Bool = false) async throws -> RawConnection {
         let poll = try RawConnection(port: port)
-        poll.send(ParkedPollTests.get("/v1/sync?after=\(after)&wait=30", token, closing: closing))
+        poll.send(ParkedPollTests.get("/v1/sync?\(query)&wait=30", token, closing: closing))
         await HeldPolls.wait(for: Tokens.hash(token))
         return poll
     }
@@ -110,6 +110,21 @@ struct RevokedPollTests {
         }
     }
 
+    /// A removal ends the removed member's held poll of the group with the non-member's 404.
+    @Test func aRemovalEndsTheRemovedMembersHeldPollOfTheGroup() async throws {
+        try await withServer(mode: .live) { api in
+            let members = MembersControllerTests()
+            let (alice, _, carol, _, id) = try await members.group(api)
+            let head = try await api.sync(carol.token, query: "conversation=\(id)&last=0").cursor
+            let poll = try await Self.heldPoll(port: try #require(api.client.port), carol.token, query: "conversation=\(id)&after=\(head)")
+            let removed = try await members.change(
+                api, alice.token, "/v1/conversations/\(id)/members/remove", MembershipRequest(localId: "out", emails: [carol.user.email]))
+            #expect(removed.status == .created, "\(removed.text)")
+            let (answerHead, body) = try await Self.answer(poll)
+            #expect(answerHead.hasPrefix("HTTP/1.1 404") && body.contains("\"not_found\""), "\(answerHead)\n\(body)")
+        }
+    }
+
     /// What a poll's check finds, for what no request can time: a revocation whose
     /// statement may have committed but whose hashes are not marked yet, a reconnected bus.
     @Test func aCheckReadsTheTokenAgainWhileARevocationIsUnderWayOrAfterTheBusReconnected() {
@@ -161,8 +176,8 @@ struct RevokedPollTests {
                 let (alice, bob, conversation) = try await api.pair()
                 let read = try await Self.token(api, bob.token, "reader", .read)
                 let head = try await api.sync(bob.token, query: "last=0").cursor
-                let session = try await Self.heldPoll(port: portB, bob.token, after: head)
-                let token = try await Self.heldPoll(port: portB, read, after: head)
+                let session = try await Self.heldPoll(port: portB, bob.token, query: "after=\(head)")
+                let token = try await Self.heldPoll(port: portB, read, query: "after=\(head)")
                 #expect(try await api.call(.delete, "/v1/tokens/reader", token: bob.token).status == .noContent)
                 #expect(try await api.call(.post, "/v1/logout", token: bob.token).status == .noContent)
                 for poll in [session, token] {

@@ -114,6 +114,11 @@ struct SyncController {
         // Hummingbird closes its side once it has answered a request asking to close, so
         // such a poll cannot be answered later: it waits in its task.
         let parkable = loop != nil && request.headers[.connection] != "close"
+        // What tests outside the process wait on too (at --log-level debug), instead of sleeping.
+        let held = {
+            HeldPolls.began(caller.tokenHash)
+            context.logger.debug("long poll held", metadata: ["user": "\(me.id)"])
+        }
         while true {
             let page = try await read(poll, version: seen)
             try await services.checkStillValid(credential)
@@ -124,13 +129,11 @@ struct SyncController {
             }
             if parkable, let loop, let standIn = park(poll, seen: seen, loop: loop, end: end) {
                 parked = true
-                HeldPolls.began(caller.tokenHash)
+                held()
                 return standIn
             }
             // A graceful shutdown wakes it (FeedNotifier.shutDownWithServer).
-            await services.notifier.wait(user: me.id, seen: seen, timeout: poll.deadline - ContinuousClock.now, on: loop) {
-                HeldPolls.began(caller.tokenHash)
-            }
+            await services.notifier.wait(user: me.id, seen: seen, timeout: poll.deadline - ContinuousClock.now, on: loop, waiting: held)
             seen = services.notifier.version(of: me.id)
             // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
             if let conversationId {

@@ -112,9 +112,13 @@ final class AppServices: Sendable {
                       sessionExpiresAt: isAccessToken ? nil : expiresAt, expiresAt: expiresAt)
     }
 
-    /// When a token stops working.
+    /// When a token stops working: its stored expiry, and for a session no later than
+    /// `--session-max-age` after its login. Worked out at every request, not stored: a
+    /// limit set after a login (a restart with the option) then applies to that session too.
     func expiry(of session: StoredSession, isAccessToken: Bool) -> Timestamp? {
-        session.expiresAt
+        guard !isAccessToken, let maxAge = limits.sessionMaxAgeSeconds else { return session.expiresAt }
+        let limit = Timestamp(milliseconds: session.createdAt.milliseconds + maxAge * 1000)
+        return session.expiresAt.map { min($0, limit) } ?? limit
     }
 
     /// The one Authorization header's value; nil when there is none or more than one (whose

@@ -73,7 +73,7 @@ struct AuthController {
         services.presence.touch(user.id, at: now)
         let token = Tokens.generate()
         let expiresAt = Timestamp(milliseconds: now.milliseconds + services.limits.tokenTTLSeconds * 1000)
-        try await users.createSession(userId: user.id, tokenHash: Tokens.hash(token), expiresAt: expiresAt)
+        try await users.createSession(userId: user.id, tokenHash: Tokens.hash(token), createdAt: now, expiresAt: expiresAt)
         return AuthResponse(token: token, user: user, expiresAt: expiresAt)
     }
 

@@ -45,26 +45,18 @@ struct RevokedPollTests {
         return try decode(CreatedToken.self, created).token
     }
 
-    @Test(arguments: [false, true])
-    func aRevokedReadTokensPollEnds(closing: Bool) async throws {
+    /// A read token revoked, or a bot deleted, by its owner; the poll held by its
+    /// connection, or (`closing`) in its task.
+    @Test(arguments: [("tokens", false), ("tokens", true), ("bots", false)])
+    func aRevokedTokensPollEnds(kind: String, closing: Bool) async throws {
         try await withServer(mode: .live) { api in
             let (alice, bob, conversation) = try await api.pair()
-            let read = try await Self.token(api, bob.token, "reader", .read)
-            let poll = try await Self.heldPoll(api, read, closing: closing)
-            let revoked = try await api.call(.delete, "/v1/tokens/reader", token: bob.token)
+            let created = kind == "bots"
+                ? try await api.call(.post, "/v1/bots", token: bob.token, json: CreateBotRequest(name: "helper", scope: .read))
+                : try await api.call(.post, "/v1/tokens", token: bob.token, json: CreateTokenRequest(name: "helper", scope: .read))
+            let poll = try await Self.heldPoll(api, try decode(CreatedToken.self, created).token, closing: closing)
+            let revoked = try await api.call(.delete, "/v1/\(kind)/helper", token: bob.token)
             #expect(revoked.status == .noContent, "\(revoked.text)")
-            try await Self.expectEnded(poll, code: "unauthorized", api: api, from: alice.token, to: conversation)
-        }
-    }
-
-    @Test func aDeletedBotsPollEnds() async throws {
-        try await withServer(mode: .live) { api in
-            let (alice, bob, conversation) = try await api.pair()
-            let created = try await api.call(.post, "/v1/bots", token: bob.token, json: CreateBotRequest(name: "helper", scope: .read))
-            let bot = try decode(CreatedToken.self, created).token
-            let poll = try await Self.heldPoll(api, bot)
-            let deleted = try await api.call(.delete, "/v1/bots/helper", token: bob.token)
-            #expect(deleted.status == .noContent, "\(deleted.text)")
             try await Self.expectEnded(poll, code: "unauthorized", api: api, from: alice.token, to: conversation)
         }
     }

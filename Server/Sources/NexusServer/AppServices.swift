@@ -29,6 +29,8 @@ final class AppServices: Sendable {
     let limits: ServerLimits
     let logins: LoginLimiter
     let polls: PollLimiter
+    /// The tokens behind held long polls, which a revocation ends (CredentialWatch).
+    let credentials: CredentialWatch
     /// The time, from a clock tests can set.
     let clock: @Sendable () -> Timestamp
 
@@ -43,6 +45,8 @@ final class AppServices: Sendable {
         self.limits = limits
         self.logins = LoginLimiter(limits)
         self.polls = PollLimiter(perUser: limits.pollsPerUser)
+        self.credentials = CredentialWatch(
+            keepMarksFor: .seconds(limits.syncWaitCapSeconds + 60), trust: stores.bus == nil ? nil : SessionCache.replicaTTL)
         self.clock = clock
     }
 
@@ -94,7 +98,7 @@ final class AppServices: Sendable {
             sessions?.remember(stored, forHash: hash, generation: generation)
             session = stored
         }
-        if let expiresAt = session.expiresAt, now >= expiresAt {
+        if let expiresAt = expiry(of: session, isAccessToken: isAccessToken), now >= expiresAt {
             throw isAccessToken ? APIError.accessTokenExpired : APIError.tokenExpired
         }
         if isAccessToken {
@@ -103,8 +107,18 @@ final class AppServices: Sendable {
             try await slide(&session, hash: hash, now: now)
         }
         try await seen(session.user, request: request, at: now)
+        let expiresAt = expiry(of: session, isAccessToken: isAccessToken)
         return Caller(user: session.user, tokenHash: hash, access: session.access,
-                      sessionExpiresAt: isAccessToken ? nil : session.expiresAt)
+                      sessionExpiresAt: isAccessToken ? nil : expiresAt, expiresAt: expiresAt)
+    }
+
+    /// When a token stops working: its stored expiry, and for a session no later than
+    /// `--session-max-age` after its login. Worked out at every request, not stored: a
+    /// limit set after a login (a restart with the option) then applies to that session too.
+    func expiry(of session: StoredSession, isAccessToken: Bool) -> Timestamp? {
+        guard !isAccessToken, let maxAge = limits.sessionMaxAgeSeconds else { return session.expiresAt }
+        let limit = Timestamp(milliseconds: session.createdAt.milliseconds + maxAge * 1000)
+        return session.expiresAt.map { min($0, limit) } ?? limit
     }
 
     /// The one Authorization header's value; nil when there is none or more than one (whose
@@ -151,11 +165,6 @@ final class AppServices: Sendable {
         _ = try? await stores.users.deleteExpiredSessions(now: clock())
     }
 
-    /// Forgets revoked tokens at once, so the cache can't keep them working.
-    func forget(hashes: [String]) {
-        for hash in hashes { sessions?.forget(hash: hash) }
-    }
-
     /// The members of a conversation the caller belongs to, once the caller's token may
     /// do `permission` there: 404 first for a non-member (the same for every token), then
     /// 403 `insufficient_scope`.
@@ -199,13 +208,14 @@ extension AppServices {
             guard let members = try? await membership.members(of: typing.conversationId, store: stores.conversations) else { return }
             showTyping(typing, members: members)
         case .revoked(let hashes):
-            forget(hashes: hashes)
+            forget(hashes: hashes, local: false)
         case .members(let conversationIds):
             for id in conversationIds { membership.forget(id) }
         case .wake(let users):
             notifier.notify(users: users)
         case .reconnected:
             sessions?.forgetAll()
+            credentials.reconnected()
             membership.forgetAll()
             notifier.wakeEveryone()
         }

@@ -54,7 +54,8 @@ struct Nexusd: AsyncParsableCommand {
     var sessionIdle = "30d"
 
     @Option(help: ArgumentHelp(
-        "A session lapses this long after its login however much it is used (default: no limit).", valueName: "duration"))
+        "A session lapses this long after its login however much it is used, sessions made before the limit was set included (default: no limit).",
+        valueName: "duration"))
     var sessionMaxAge: String?
 
     // The name --session-idle had before sessions slid.

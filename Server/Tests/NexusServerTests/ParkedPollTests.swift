@@ -8,12 +8,12 @@ import Testing
 /// keep-alive connections as nexusctl makes them.
 @Suite(.timeLimit(.minutes(1)))
 struct ParkedPollTests {
-    private static func get(_ uri: String, _ token: String, closing: Bool = false) -> String {
+    static func get(_ uri: String, _ token: String, closing: Bool = false) -> String {
         "GET \(uri) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n" + (closing ? "Connection: close\r\n" : "") + "\r\n"
     }
 
     /// The answers in `text`, complete ones only: (head, body).
-    private static func answers(_ text: String) -> [(head: String, body: String)] {
+    static func answers(_ text: String) -> [(head: String, body: String)] {
         var found: [(String, String)] = []
         var rest = Substring(text)
         while let end = rest.range(of: "\r\n\r\n") {

@@ -34,6 +34,32 @@ struct TokenTests {
         }
     }
 
+    /// An operator adds `--session-max-age 120s` at a restart: a session made before it
+    /// ends 120 s after its login too, at every request, and its header says so.
+    @Test func aMaxAgeSetAtARestartReachesSessionsMadeBeforeIt() async throws {
+        let clock = TestClock()
+        let (config, cleanUp) = try testConfig(ServerLimits())
+        defer { cleanUp() }
+        let login = clock.read()
+        let alice = try await buildApplication(config, clock: clock.read).test(.router) { client in
+            try await API(client: client).register("alice@example.com")
+        }
+        var restarted = config
+        restarted.limits.tokenTTLSeconds = 60
+        restarted.limits.sessionMaxAgeSeconds = 120
+        try await buildApplication(restarted, clock: clock.read).test(.router) { client in
+            let api = API(client: client)
+            clock.advance(seconds: 100)
+            let early = try await api.call(.get, "/v1/me", token: alice.token)
+            #expect(early.status == .ok)
+            #expect(early.headers[AuthenticationMiddleware.sessionExpiresHeader] == Timestamp(milliseconds: login.milliseconds + 120_000).iso8601)
+            for at: Int64 in [130, 145, 430, 445] {
+                clock.advance(seconds: at - (clock.read().milliseconds - login.milliseconds) / 1000)
+                try expectError(try await api.call(.get, "/v1/me", token: alice.token), .unauthorized, code: "token_expired")
+            }
+        }
+    }
+
     @Test func logoutRevokesOnTheServer() async throws {
         try await withServer { api in
             let alice = try await api.register("alice@example.com")

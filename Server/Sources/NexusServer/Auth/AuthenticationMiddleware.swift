@@ -10,6 +10,8 @@ struct Caller: Sendable {
     var access: Access = .session
     /// A session's expiry after this request slid it; nil for access tokens (they don't slide).
     var sessionExpiresAt: Timestamp? = nil
+    /// When the token stops working (AppServices.expiry); nil: never.
+    var expiresAt: Timestamp? = nil
 }
 
 /// Every route added behind it needs a valid token: it answers 401 itself, before the

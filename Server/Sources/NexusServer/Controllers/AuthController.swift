@@ -56,8 +56,10 @@ struct AuthController {
         // Forget before and after the delete: a lookup racing with this logout can then
         // cache the token neither from a read before the delete nor after it.
         services.sessions?.forget(hash: hash)
-        try await users.deleteSession(tokenHash: hash)
-        services.sessions?.forget(hash: hash)
+        _ = try await services.revoke {
+            try await users.deleteSession(tokenHash: hash)
+            return [hash]
+        }
         return Response(status: .noContent)
     }
 
@@ -71,7 +73,7 @@ struct AuthController {
         services.presence.touch(user.id, at: now)
         let token = Tokens.generate()
         let expiresAt = Timestamp(milliseconds: now.milliseconds + services.limits.tokenTTLSeconds * 1000)
-        try await users.createSession(userId: user.id, tokenHash: Tokens.hash(token), expiresAt: expiresAt)
+        try await users.createSession(userId: user.id, tokenHash: Tokens.hash(token), createdAt: now, expiresAt: expiresAt)
         return AuthResponse(token: token, user: user, expiresAt: expiresAt)
     }
 

@@ -44,6 +44,12 @@ extension SyncController {
             var answers: [(poll: ParkedPoll, answer: ParkedPoll.Answer)] = []
             var again: [ParkedPoll] = []
             for parked in waiting {
+                do {
+                    try await services.checkStillValid(parked.poll.credential)
+                } catch {
+                    answers.append((parked, Self.parkedAnswer(for: error)))
+                    continue
+                }
                 switch reply(parked.poll, page: page) {
                 case .page:
                     if let shared { answers.append((parked, shared)) }

@@ -97,21 +97,31 @@ struct SyncController {
         defer { if wait > 0 && !parked { services.polls.release(me.id) } }
         let hold = try await holdPresence(request, context: context, user: me.id, wait: wait)
         defer { if !parked { hold?.end() } }
+        let credential = services.credentials.hold(
+            hash: caller.tokenHash, isAccessToken: caller.access.scope != nil, viewer: me.id, expiresAt: caller.expiresAt)
+        defer { if !parked { services.credentials.release(credential) } }
         let end: @Sendable () -> Void = { [services, viewer = me.id] in
             if wait > 0 { services.polls.release(viewer) }
             hold?.end()
+            services.credentials.release(credential)
         }
         let contacts: [User] = askedPresence == nil ? [] : try await self.contacts(of: me.id, conversationId: conversationId)
         let poll = Poll(
             viewer: me.id, conversationId: conversationId, after: after, check: check, askedPresence: askedPresence,
-            contacts: contacts, deadline: ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds)),
-            started: services.clock())
+            contacts: contacts, deadline: deadline(waiting: wait, until: caller.expiresAt), started: services.clock(),
+            credential: credential)
         let loop = ServingLoops.resumable(context.channel?.eventLoop)
         // Hummingbird closes its side once it has answered a request asking to close, so
         // such a poll cannot be answered later: it waits in its task.
         let parkable = loop != nil && request.headers[.connection] != "close"
+        // What tests outside the process wait on too (at --log-level debug), instead of sleeping.
+        let held = {
+            HeldPolls.began(caller.tokenHash)
+            context.logger.debug("long poll held", metadata: ["user": "\(me.id)"])
+        }
         while true {
             let page = try await read(poll, version: seen)
+            try await services.checkStillValid(credential)
             switch reply(poll, page: page) {
             case .page(let body): return Self.answer(body)
             case .own(let response): return try jsonResponse(response)
@@ -119,10 +129,11 @@ struct SyncController {
             }
             if parkable, let loop, let standIn = park(poll, seen: seen, loop: loop, end: end) {
                 parked = true
+                held()
                 return standIn
             }
             // A graceful shutdown wakes it (FeedNotifier.shutDownWithServer).
-            await services.notifier.wait(user: me.id, seen: seen, timeout: poll.deadline - ContinuousClock.now, on: loop)
+            await services.notifier.wait(user: me.id, seen: seen, timeout: poll.deadline - ContinuousClock.now, on: loop, waiting: held)
             seen = services.notifier.version(of: me.id)
             // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
             if let conversationId {
@@ -143,10 +154,20 @@ struct SyncController {
         let deadline: ContinuousClock.Instant
         /// The services' clock when the poll came: typing since then is news.
         let started: Timestamp
+        /// The token it came with, checked before each answer.
+        let credential: PollCredential
 
         var key: SharedFeedReads.Key {
             .init(viewer: viewer, after: after, conversationId: conversationId, limit: SyncController.pageLimit)
         }
+    }
+
+    /// Until the wait runs out, or the token expires (a moment after, so that the check
+    /// then finds it expired by the services' clock).
+    private func deadline(waiting wait: Int64, until expiresAt: Timestamp?) -> ContinuousClock.Instant {
+        let waited = ContinuousClock.now + .seconds(min(wait, services.limits.syncWaitCapSeconds))
+        guard let expiresAt else { return waited }
+        return min(waited, ContinuousClock.now + .milliseconds(expiresAt.milliseconds - services.clock().milliseconds + 50))
     }
 
     /// The poll's page, read once for the polls that ask the same at the same time.

@@ -37,10 +37,9 @@ struct TokensController {
     @Sendable func revokeToken(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.manage).user
         let name = context.parameters.get("name") ?? ""
-        guard let hash = try await tokens.revokeToken(userId: me.id, name: name) else {
+        guard try await services.revoke({ try await tokens.revokeToken(userId: me.id, name: name).map { [$0] } }) != nil else {
             throw APIError(status: .notFound, code: "token_not_found", message: "You have no token named \(name).")
         }
-        services.forget(hashes: [hash])
         return Response(status: .noContent)
     }
 
@@ -74,11 +73,11 @@ struct TokensController {
         let me = try context.caller(.manage).user
         let name = context.parameters.get("name") ?? ""
         let email = TokenNames.botEmail(name: name, ownerId: me.id)
-        guard TokenNames.problem(with: name, what: "bot") == nil, let hashes = try await tokens.deleteBot(ownerId: me.id, email: email)
+        guard TokenNames.problem(with: name, what: "bot") == nil,
+              try await services.revoke({ try await tokens.deleteBot(ownerId: me.id, email: email) }) != nil
         else {
             throw APIError(status: .notFound, code: "bot_not_found", message: "You have no bot named \(name).")
         }
-        services.forget(hashes: hashes)
         return Response(status: .noContent)
     }
 

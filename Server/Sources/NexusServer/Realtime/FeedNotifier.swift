@@ -66,10 +66,14 @@ final class FeedNotifier: Sendable {
     /// `loop` is the poll's connection's event loop: the poll is resumed there, so its
     /// answer is written without a hop, and a message's 10,000 polls are not all resumed
     /// on the loop of the send that woke them.
-    func wait(user: Int64, seen: UInt64, timeout: Duration, on loop: (any EventLoop)? = nil) async {
+    /// `waiting` runs once the wait is registered, when a notification would end it (tests).
+    func wait(
+        user: Int64, seen: UInt64, timeout: Duration, on loop: (any EventLoop)? = nil, waiting: () -> Void = {}
+    ) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             guard let token = add(.task(continuation, loop: loop), user: user, seen: seen) else { return continuation.resume() }
             expire(user: user, token: token, in: timeout, on: loop ?? MultiThreadedEventLoopGroup.singleton.any())
+            waiting()
         }
     }
 

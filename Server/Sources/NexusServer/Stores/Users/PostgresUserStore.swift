@@ -58,11 +58,11 @@ struct PostgresUserStore: UserStore {
         """
     }
 
-    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws {
+    func createSession(userId: Int64, tokenHash: String, createdAt: Timestamp, expiresAt: Timestamp) async throws {
         _ = try await db.rows(
             """
             INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
-            VALUES (\(tokenHash), \(userId), \(Timestamp.now().milliseconds), \(expiresAt.milliseconds))
+            VALUES (\(tokenHash), \(userId), \(createdAt.milliseconds), \(expiresAt.milliseconds))
             """)
     }
 

@@ -55,12 +55,11 @@ struct SQLiteUserStore: UserStore {
         }
     }
 
-    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws {
-        let now = Int(Timestamp.now().milliseconds)
+    func createSession(userId: Int64, tokenHash: String, createdAt: Timestamp, expiresAt: Timestamp) async throws {
         _ = try await db.writer.perform { db in
             try await db.query(
                 "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                [.text(tokenHash), .integer(Int(userId)), .integer(now), .integer(Int(expiresAt.milliseconds))])
+                [.text(tokenHash), .integer(Int(userId)), .integer(Int(createdAt.milliseconds)), .integer(Int(expiresAt.milliseconds))])
         }
     }
 

@@ -25,7 +25,8 @@ protocol UserStore: Sendable {
     func users(excluding viewer: Int64, search: String?) async throws -> [User]
     func user(email: String) async throws -> User?
 
-    func createSession(userId: Int64, tokenHash: String, expiresAt: Timestamp) async throws
+    /// `createdAt`: the login, by the services' clock, which `--session-max-age` counts from.
+    func createSession(userId: Int64, tokenHash: String, createdAt: Timestamp, expiresAt: Timestamp) async throws
     /// The session of a token, expired or not (the caller tells an expired token apart).
     func session(tokenHash: String) async throws -> StoredSession?
     func deleteSession(tokenHash: String) async throws

@@ -1,0 +1,36 @@
+import Foundation
+import NexusCore
+import Testing
+
+/// What a newcomer types first, against the real nexusd: the documented lines work, and a
+/// mistake is named as typed, with the fix.
+@Suite(.harness)
+struct CommandLineMistakesTests {
+    /// After the first word of a query, `-staging` leaves staging out, as in every search
+    /// engine; before it, the error names the whole argument and says how to pass it.
+    @Test func aMinusWordInASearchLeavesTheWordOut() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        for text in ["deploy failed: error 42", "deployment to staging: error 42", "deploy ok"] {
+            try #require(try alice.run(["send", bob.email, text]).code == 0)
+        }
+        // The README's line, as written.
+        let readme = try bob.run(["search", "deploy*", #""error 42""#, "-staging", "--json"])
+        #expect(readme.code == 0, "\(readme.err)")
+        #expect(readme.decodeLines(SearchHit.self).map(\.text) == ["deploy failed: error 42"])
+        // `search --help`'s example: options after the minus word still count.
+        let help = try bob.run(["search", #""error 42""#, "-staging", "--from", alice.email, "--json"])
+        #expect(help.code == 0, "\(help.err)")
+        #expect(help.decodeLines(SearchHit.self).map(\.text) == ["deploy failed: error 42"])
+        // A short option that exists is still that option.
+        #expect(try bob.run(["search", "deploy", "-q", "--json"]).decodeLines(SearchHit.self).count == 2)
+
+        let first = try bob.run(["search", "-staging", "deploy"])
+        #expect(first.code == 2)
+        #expect(first.err.contains("unknown option '-staging' for 'search'"), "\(first.err)")
+        #expect(first.err.contains("nexusctl search -- -staging"), "\(first.err)")
+    }
+
+    struct SearchHit: Decodable { var text: String }
+}

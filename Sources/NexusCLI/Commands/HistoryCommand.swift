@@ -51,7 +51,7 @@ enum HistoryCommand {
         examples: [
             ("nexusctl history 3 --before 451", "the 50 messages before seq 451"),
             ("nexusctl history bob@example.com --all --json > chat.ndjson", "export a whole conversation, oldest first"),
-            ("nexusctl history ops --after 4711 --all --json", "everything since seq 4711"),
+            ("nexusctl history 12 --after 4711 --all --json", "everything since seq 4711"),
         ],
         run: run)
 

@@ -16,7 +16,7 @@ enum SendCommand {
             that changes or goes away before it is uploaded fails the message. `--file -` reads the
             file from stdin into the profile's folder first, and needs --name. See docs/attachments.md.
 
-            --each-line streams: a pipe that never ends (`tail -f log | nexusctl send ops --each-line`)
+            --each-line streams: a pipe that never ends (`tail -f log | nexusctl send ops@example.com --each-line`)
             has each line queued as it arrives and sent at once, lines that arrive together in one
             request, over one kept-alive connection. While the server can't be reached, lines keep
             being queued and are sent when it is back. SIGINT or SIGTERM queues every line read

@@ -9,7 +9,7 @@ import Testing
 /// Run: every line whose programs are nexusctl and the shell's own (echo, xargs, jq). Each
 /// must not be a usage error (exit 2); one that names the reader's own data (`12/345`,
 /// conversation 7) may find nothing (exit 3). A jq pipeline must end well and print no
-/// `null`.
+/// `null`. A crontab line must print nothing when all is well, or cron mails every run.
 ///
 /// Skipped, by kind, since they need what a test can't have: a line that starts another
 /// program (nexusd, make, pg_dump, curl, `tail -f FILE`, notify-send or ./notify.sh), talks
@@ -103,6 +103,7 @@ struct DocExampleTests {
             let r = try shell(command, as: alice, in: cwd)
             #expect(r.code != 2, "\(example) is a usage error: \(r.err)")
             #expect(r.code == 0 || r.code == 3 || r.code == 4 || r.code == 1, "\(example) exited \(r.code): \(r.err)")
+            if Self.isCrontab(example.line) { #expect(r.out.isEmpty, "\(example) prints, so cron mails every run: \(r.out)") }
             if command.contains("| jq") {
                 #expect(r.code == 0 && !r.out.isEmpty && !r.lines.contains("null"), "\(example) printed \(r.out) (exit \(r.code)): \(r.err)")
             }

@@ -32,5 +32,25 @@ struct CommandLineMistakesTests {
         #expect(first.err.contains("nexusctl search -- -staging"), "\(first.err)")
     }
 
+    /// A typo after a group's name gets a suggestion, as at the top level, and the group's
+    /// whole usage, not the usage of the group's default command or of its first.
+    @Test func aTypoInASubcommandSuggestsTheNearestAndShowsTheGroup() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, _) = try server.pair()
+        for (args, suggestion, group) in [
+            (["queue", "flsh"], "flush", ["queue [list]", "queue flush [--now]", "queue repair [--drop]", "queue drop <localId>"]),
+            (["hook", "craete", "1"], "create", ["hook [list]", "hook create <conversation>", "hook revoke <name>", "hook deliveries <name>"]),
+            (["token", "lst"], "list", ["token create <name>", "token list", "token revoke <name>"]),
+        ] {
+            let r = try alice.run(args)
+            #expect(r.code == 2, "\(args): \(r.err)")
+            #expect(r.err.contains("'\(args[1])' is not a 'nexusctl \(args[0])' command"), "\(args): \(r.err)")
+            #expect(r.err.contains("did you mean '\(suggestion)'?"), "\(args): \(r.err)")
+            for usage in group { #expect(r.err.contains("nexusctl " + usage), "\(args) leaves out \(usage): \(r.err)") }
+        }
+        #expect(try alice.run(["queue", "list"]).code == 0)
+    }
+
     struct SearchHit: Decodable { var text: String }
 }

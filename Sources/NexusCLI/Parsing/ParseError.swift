@@ -2,6 +2,8 @@
 /// test can expect one exactly.
 public enum ParseError: Error, Equatable, Sendable {
     case unknownCommand(String, suggestion: String?)
+    /// A word after a group (`queue flsh`) that is none of its commands.
+    case unknownSubcommand(String, group: String, suggestion: String?, usage: [String])
     case unknownOption(String, command: String, suggestion: String?)
     /// A `-word` whose letter is no short option: named whole, as it was typed.
     case unknownShortOption(String, letter: Character, command: String)
@@ -17,6 +19,8 @@ public enum ParseError: Error, Equatable, Sendable {
         switch self {
         case .unknownCommand(let name, _):
             return "'\(name)' is not a nexusctl command"
+        case .unknownSubcommand(let name, let group, _, _):
+            return "'\(name)' is not a 'nexusctl \(group)' command"
         case .unknownOption(let option, let command, _):
             return "unknown option '\(option)' for '\(command)'"
         case .unknownShortOption(let argument, let letter, let command):
@@ -43,6 +47,10 @@ public enum ParseError: Error, Equatable, Sendable {
             return "did you mean '\(suggestion)'? See 'nexusctl --help'."
         case .unknownCommand:
             return "see 'nexusctl --help' for the commands."
+        case .unknownSubcommand(_, let group, let suggestion, let usage):
+            // One line, since a hint is one: the group's synopses side by side.
+            return (suggestion.map { "did you mean '\($0)'? " } ?? "")
+                + "usage: " + usage.map { "\(Self.line(group)) \($0)" }.joined(separator: " | ")
         case .unknownOption(_, let command, let suggestion?):
             return "did you mean --\(suggestion)? See '\(Self.help(command))'."
         case .unknownOption(_, let command, nil), .ambiguousOption(_, let command, _), .missingValue(_, let command),

@@ -55,6 +55,10 @@ public struct Parser: Sendable {
                     if spec == nil {
                         throw .unknownCommand(arg, suggestion: closest(arg, among: commands.map(\.name)))
                     }
+                    if let group = spec, group.arguments.upperBound == 0 {
+                        throw .unknownSubcommand(
+                            arg, group: commandName(), suggestion: closest(arg, among: subcommands.map(\.name)), usage: group.usage)
+                    }
                 }
                 invocation.arguments.append(arg)
                 continue

@@ -52,5 +52,32 @@ struct CommandLineMistakesTests {
         #expect(try alice.run(["queue", "list"]).code == 0)
     }
 
+    /// The fix a NUL's error names, copied as written into a shell, removes the NUL and
+    /// nothing else, so the text then goes.
+    @Test func theNulHintRunsAsPrinted() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let text = "disk 100% on db0\0\\ and more\n"
+        let refused = try alice.run(["send", bob.email, "-"], stdin: text)
+        #expect(refused.code == 2)
+        let parts = refused.err.split(separator: "`", omittingEmptySubsequences: false)
+        let fix = try #require(parts.count >= 3 ? String(parts[1]) : nil, "no command in the hint: \(refused.err)")
+        let input = try makeTempDir("nul") + "/text"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: input))
+        let sent = try runToEnd(shellPipe(fix, into: alice, reading: input))
+        #expect(sent.code == 0, "`\(fix)` did not make the text sendable: \(sent.err)")
+        #expect(try bob.run(["history", alice.email, "--json"]).out.contains(#""text":"disk 100% on db0\\ and more""#), "`\(fix)` changed more than the NUL")
+    }
+
+    /// `/bin/sh -c "FIX < INPUT | nexusctl send …"` as `user`.
+    func shellPipe(_ fix: String, into user: User, reading input: String) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\(fix) < \"$1\" | \"$2\" send bob@example.com - --json", "sh", input, Binaries.nexusctl]
+        process.environment = user.environment
+        return process
+    }
+
     struct SearchHit: Decodable { var text: String }
 }

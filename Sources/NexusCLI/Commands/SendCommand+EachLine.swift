@@ -55,7 +55,7 @@ extension SendCommand {
 
         switch result.end {
         case .refused(let line, let problem):
-            throw .usage("stdin line \(line): \(problem)",
+            throw .badText("stdin line \(line): \(problem)",
                          hint: result.queued == 0 ? "nothing was queued." : "the \(result.queued) line(s) that came before it are queued; nothing from it on was read.")
         case .full(let line, let error):
             var full = CLIError(error)

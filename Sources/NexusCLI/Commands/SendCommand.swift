@@ -141,7 +141,7 @@ enum SendCommand {
                 ? nil : InvalidUTF8.warning("command-line text", lines: InvalidUTF8.lines(in: Array(given.joined(separator: [32]))))
         }
         // Checked before it is queued: bad input queues nothing.
-        if let problem = Limits.problem(withText: texts[0]) { throw .usage(problem) }
+        if let problem = Limits.problem(withText: texts[0]) { throw .badText(problem) }
         return (texts, warning)
     }
 }

@@ -41,8 +41,9 @@ public final class Output {
 
     /// The message and hint are escaped whole: they often quote the server or the user.
     public func error(_ error: CLIError) {
-        writeErr("\(paint("error:", .red)) \(error.message)")
-        if let hint = error.hint { writeErr("hint: \(hint)") }
+        let message: TerminalText = error.verbatim ? TerminalText(stringLiteral: error.message) : "\(error.message)"
+        writeErr("\(paint("error:", .red)) \(message)")
+        if let hint = error.hint { writeErr(error.verbatim ? "hint: \(TerminalText(stringLiteral: hint))" : "hint: \(hint)") }
     }
 
     private func writeErr(_ line: TerminalText) { terminal.writeErr(line.rendered + "\n") }

@@ -91,9 +91,7 @@ enum QueueCommand {
         for e in report.failed { output.warn("\(e.localId): \(e.lastError ?? "failed")") }
         if let reason = report.stopReason { output.warn("\(reason)") }
         if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
-        if report.authRefused {
-            throw CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
-        }
+        if let refusal = OutboxSending.refusal(of: report.failed.first, report, context) { throw refusal }
         if !report.waiting.isEmpty && report.stopReason == nil {
             output.note("\(report.waiting.count) message(s) are waiting out their backoff; `queue flush --now` tries them at once.")
         }

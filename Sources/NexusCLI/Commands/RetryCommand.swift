@@ -50,9 +50,7 @@ enum RetryCommand {
         let ids = Set(chosen.map(\.localId))
         for e in report.failed where ids.contains(e.localId) { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
         if let reason = report.stopReason { context.output.warn("\(reason)") }
-        if report.authRefused {
-            throw CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
-        }
+        if let refusal = OutboxSending.refusal(of: report.failed.first { ids.contains($0.localId) }, report, context) { throw refusal }
         return OutboxSending.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
     }
 }

@@ -68,6 +68,8 @@ extension SendCommand {
             TerminationGuard.release()
             return .unavailable
         case .failed:
+            let failed = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first
+            if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
             if let first = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first {
                 throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
                                hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."

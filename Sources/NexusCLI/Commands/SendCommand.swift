@@ -104,6 +104,7 @@ enum SendCommand {
 
         let failed = report.failed.filter { ids.contains($0.localId) }
         if let first = failed.first {
+            if let refusal = OutboxSending.refusal(of: first, report, context) { throw refusal }
             throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
                            hint: report.authRefused ? context.loginAgainHint
                                : report.notFound.contains(first.localId) && first.conversationId == nil

@@ -30,6 +30,10 @@ public struct DeliveryReport: Sendable {
     public var stopReason: String?
     /// The server refused the credentials.
     public var authRefused = false
+    /// How it refused them, so the words can name the token's or the session's problem.
+    public var authError: APIError?
+    /// Messages the token may not send there (403 insufficient_scope), with the server's why.
+    public var outOfScope: [String: String] = [:]
     /// No secure connection could be made (TLS, or plain http:// refused): the run stopped,
     /// and the messages wait for that to be fixed (`queue` shows why).
     public var transportSecurity: APIError?
@@ -160,8 +164,10 @@ struct OutboxDelivery {
                     let reason = result.error?.message ?? "rejected"
                     if result.httpStatus == 404 { report.notFound.insert(e.localId) }
                     let why = e.kind != .send ? "\(e.kind.rawValue.capitalized) failed: \(reason)"
-                        : result.httpStatus == 404 ? "Message failed to send. \(reason)" : "\(DeliveryText.other) (\(reason))"
+                        : result.httpStatus == 404 || result.httpStatus == 403 ? "Message failed to send. \(reason)"
+                        : "\(DeliveryText.other) (\(reason))"
                     if result.httpStatus == 403 { report.forbidden.insert(e.localId) }
+                    if result.error?.code == "insufficient_scope" { report.outOfScope[e.localId] = reason }
                     records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
                     report.failed.append(failing(e, why))
                 }
@@ -200,6 +206,7 @@ struct OutboxDelivery {
                 let why: String
                 if error.status == 401 || error.status == 403 {
                     report.authRefused = true
+                    report.authError = error
                     why = DeliveryText.auth
                 } else {
                     why = "\(DeliveryText.other) (\(error))"

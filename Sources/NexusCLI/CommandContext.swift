@@ -99,7 +99,6 @@ public final class CommandContext {
     }
 
     func failure(_ error: APIError, token: String?) -> CLIError {
-        // Whatever $NEXUS_TOKEN holds, it is what was refused: a password login is not the fix.
         if let token, token.hasPrefix(Self.accessTokenPrefix) || tokenFromEnvironment, case .server(let status, let code, let message, _) = error,
            status == 401 || status == 403
         {
@@ -118,12 +117,15 @@ public final class CommandContext {
 
     /// What to do when the server refused the credentials of a delivery.
     var loginAgainHint: String {
-        guard let token = session?.token, token.hasPrefix(Self.accessTokenPrefix) || tokenFromEnvironment else {
+        guard usesAccessToken else {
             return "run `nexusctl login <email>`, then `nexusctl retry --all`."
         }
         let source = tokenFromEnvironment ? "$NEXUS_TOKEN" : "the profile's access token"
         return "\(source) was refused (expired, revoked or out of scope): make a new one with `nexusctl token create`, then `nexusctl retry --all`."
     }
+
+    /// Whatever $NEXUS_TOKEN holds, it is what the server refuses, so its fix is a token's.
+    var usesAccessToken: Bool { tokenFromEnvironment || session?.token.hasPrefix(Self.accessTokenPrefix) == true }
 
     /// Access tokens start with this; sessions from login don't (see nexusd's Tokens).
     static let accessTokenPrefix = "nxt_"

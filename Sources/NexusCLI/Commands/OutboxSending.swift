@@ -61,7 +61,11 @@ enum OutboxSending {
     /// the session's problem and its fix, exit 4 (a retry with them can't help); nil otherwise.
     static func refusal(of failed: OutboxEntry?, _ report: DeliveryReport, _ context: CommandContext) -> CLIError? {
         if report.authRefused {
-            var error = context.failure(report.authError ?? .server(status: 401, code: "unauthorized", message: DeliveryText.auth, retryAfter: nil))
+            // A password session keeps the product's words; a token's fix is another token.
+            guard context.usesAccessToken, let cause = report.authError else {
+                return CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
+            }
+            var error = context.failure(cause)
             error.hint = (error.hint.map { $0 + " " } ?? "") + "Then `nexusctl retry --all` sends what failed."
             return error
         }

@@ -1,6 +1,7 @@
-/// The words people see when a message does not go out (from the product documents).
+/// The words people see when a message does not go out (from the product documents, but
+/// a message kept safely in the outbox is said to be queued, with why: it has not failed).
 public enum DeliveryText {
-    public static let network = "Message failed to send. Check your connection."
+    public static let network = "Message queued: the server could not be reached."
     public static let auth = "Message failed to send. Please try signing in again."
     public static let other = "Message failed to send. Please try again."
     public static let secure = "Message waits: no secure connection to the server."
@@ -12,7 +13,7 @@ public enum DeliveryText {
     static func stopped(by error: APIError) -> String {
         if error.isTransportSecurity { return "\(secure) (\(error))" }
         if error.isStorageFull { return "\(storage) It stays queued and goes when the server has room again." }
-        return "\(network) (\(error))"
+        return "Message queued: \(error)"
     }
 }
 

@@ -45,7 +45,7 @@ enum RetryCommand {
         if context.output.json {
             context.output.document(views)
         } else {
-            for v in views { context.output.line("\(v.status.rawValue) \(v.localId)") }
+            for v in views { context.output.line("\(v.line)") }
         }
         let ids = Set(chosen.map(\.localId))
         for e in report.failed where ids.contains(e.localId) { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }

@@ -15,7 +15,7 @@ extension SendCommand {
         var warnings: [String: String] = [:]
         func print(_ views: [SendView]) {
             for v in views {
-                if output.json { output.listElement(v, first: printed == 0) } else { output.line("\(v.status.rawValue) \(v.localId)") }
+                if output.json { output.listElement(v, first: printed == 0) } else { output.line("\(v.line)") }
                 printed += 1
             }
         }

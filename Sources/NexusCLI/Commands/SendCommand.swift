@@ -97,7 +97,7 @@ enum SendCommand {
         if output.json {
             if views.count == 1 { output.document(views[0]) } else { output.document(views) }
         } else {
-            for v in views { output.line("\(v.status.rawValue) \(v.localId)" + (v.status == .sent ? v.ref.map { " \($0)" } ?? "" : "")) }
+            for v in views { output.line("\(v.line)") }
         }
         let earlier = report.sent.filter { !ids.contains($0.entry.localId) }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued message(s) of this conversation.") }

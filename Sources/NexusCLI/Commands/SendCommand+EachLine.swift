@@ -70,10 +70,9 @@ extension SendCommand {
         case .failed:
             let failed = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first
             if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
-            if let first = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first {
+            if let first = failed {
                 throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
-                               hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."
-                                   : report.notFound.contains(first.localId) && first.conversationId == nil
+                               hint: report.notFound.contains(first.localId) && first.conversationId == nil
                                        ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
             }
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`; the lines read are queued.")

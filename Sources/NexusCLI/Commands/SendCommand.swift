@@ -106,8 +106,7 @@ enum SendCommand {
         if let first = failed.first {
             if let refusal = OutboxSending.refusal(of: first, report, context) { throw refusal }
             throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
-                           hint: report.authRefused ? context.loginAgainHint
-                               : report.notFound.contains(first.localId) && first.conversationId == nil
+                           hint: report.notFound.contains(first.localId) && first.conversationId == nil
                                    ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
         }
         if let dropped = views.first(where: { $0.status == .dropped }) {

@@ -5,11 +5,22 @@ public struct CLIError: Error, Equatable, Sendable {
     public var code: ExitCode
     public var message: String
     public var hint: String?
+    /// The message and hint are nexusctl's own words, with nothing others wrote, so they are
+    /// printed as written: escaping would double the backslash of a command to copy.
+    public var verbatim = false
 
     public init(_ code: ExitCode, _ message: String, hint: String? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
+    }
+
+    /// Text that can't be sent (empty, with a NUL, too long): a usage error whose fix, such
+    /// as `tr -d '\000'`, must copy as written.
+    static func badText(_ problem: String, hint: String? = nil) -> CLIError {
+        var error = CLIError.usage(problem, hint: hint)
+        error.verbatim = true
+        return error
     }
 
     public static func usage(_ message: String, hint: String? = nil) -> CLIError {

@@ -99,7 +99,7 @@ public final class CommandContext {
     }
 
     func failure(_ error: APIError, token: String?) -> CLIError {
-        if let token, token.hasPrefix(Self.accessTokenPrefix), case .server(let status, let code, let message, _) = error,
+        if let token, token.hasPrefix(Self.accessTokenPrefix) || tokenFromEnvironment, case .server(let status, let code, let message, _) = error,
            status == 401 || status == 403
         {
             let source = tokenFromEnvironment ? "$NEXUS_TOKEN" : "the access token of profile '\(profile.name)'"
@@ -107,7 +107,9 @@ public final class CommandContext {
             switch (status, code) {
             case (401, "token_expired"): return CLIError(.auth, "\(source) has expired", hint: fix)
             case (401, _): return CLIError(.auth, "\(source) was refused: revoked, or not a token of this server", hint: fix)
-            default: return CLIError(.auth, "\(source) may not do this: \(message)", hint: "use a token with a wider scope (`nexusctl token create --scope`).")
+            default:
+                return CLIError(.auth, "\(source) may not do this: \(message)",
+                                hint: "use a token with the scope and conversations this needs (`nexusctl token create NAME --scope … --conversation …`).")
             }
         }
         return CLIError(error, server: (try? serverAddress()) ?? ServerAddress(host: "?", port: 0))
@@ -115,12 +117,15 @@ public final class CommandContext {
 
     /// What to do when the server refused the credentials of a delivery.
     var loginAgainHint: String {
-        guard let token = session?.token, token.hasPrefix(Self.accessTokenPrefix) else {
+        guard usesAccessToken else {
             return "run `nexusctl login <email>`, then `nexusctl retry --all`."
         }
         let source = tokenFromEnvironment ? "$NEXUS_TOKEN" : "the profile's access token"
         return "\(source) was refused (expired, revoked or out of scope): make a new one with `nexusctl token create`, then `nexusctl retry --all`."
     }
+
+    /// Whatever $NEXUS_TOKEN holds, it is what the server refuses, so its fix is a token's.
+    var usesAccessToken: Bool { tokenFromEnvironment || session?.token.hasPrefix(Self.accessTokenPrefix) == true }
 
     /// Access tokens start with this; sessions from login don't (see nexusd's Tokens).
     static let accessTokenPrefix = "nxt_"

@@ -121,7 +121,7 @@ struct HostileTextTests {
         let (follower, followed, followErr) = try alice.spawn(["tail", id, "-f", "--receipts"])
         #expect(followed.wait { $0.contains { $0.contains("You: hi") } }, "\(followed.text)\(followErr.text)")
         #expect(try mallory.run(["read", id]).code == 0)
-        #expect(followed.wait { $0.contains { $0.hasSuffix("] \(shown) read up to #2") } }, "\(followed.text)")
+        #expect(followed.wait { $0.contains { $0.hasSuffix("] \(shown) read up to \(id)/2") } }, "\(followed.text)")
         follower.terminate()
         follower.waitUntilExit()
         #expect(Self.rawControls(followed.text + followErr.text).isEmpty, "tail -f printed raw:\n\(followed.text)")

@@ -56,7 +56,7 @@ struct ParserTests {
         Failure(args: ["frobnicate"], error: .unknownCommand("frobnicate", suggestion: nil)),
         Failure(args: ["tail", "--folow"], error: .unknownOption("--folow", command: "tail", suggestion: "follow")),
         Failure(args: ["tail", "--bogus"], error: .unknownOption("--bogus", command: "tail", suggestion: nil)),
-        Failure(args: ["tail", "-x"], error: .unknownOption("-x", command: "tail", suggestion: nil)),
+        Failure(args: ["tail", "-x"], error: .unknownShortOption("-x", letter: "x", command: "tail")),
         Failure(args: ["tail", "--lines"], error: .missingValue(option: "lines", command: "tail")),
         Failure(args: ["tail", "-n"], error: .missingValue(option: "lines", command: "tail")),
         Failure(args: ["tail", "--follow=yes"], error: .unexpectedValue(option: "follow", command: "tail")),

@@ -28,7 +28,7 @@ enum EditCommand {
         } else {
             text = words.joined(separator: " ")
         }
-        if let problem = Limits.problem(withText: text) { throw .usage(problem) }
+        if let problem = Limits.problem(withText: text) { throw .badText(problem) }
         return try MessageChangeRun.run(context, .edit, ref, text: text, done: "edited")
     }
 }

@@ -47,13 +47,19 @@ enum HistoryCommand {
         ],
         arguments: 1...1,
         requirements: [.session],
-        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "status", "statusText"],
+        jsonFields: messageFields,
         examples: [
             ("nexusctl history 3 --before 451", "the 50 messages before seq 451"),
             ("nexusctl history bob@example.com --all --json > chat.ndjson", "export a whole conversation, oldest first"),
-            ("nexusctl history ops --after 4711 --all --json", "everything since seq 4711"),
+            ("nexusctl history 12 --after 4711 --all --json", "everything since seq 4711"),
         ],
         run: run)
+
+    /// A Message line's fields, as docs/json.md lists them, for --fields of `history` and `tail`.
+    static let messageFields = [
+        "type", "ref", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "replyTo", "editedAt",
+        "deletedAt", "reactions", "attachments", "status", "statusText", "membership",
+    ]
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.me()

@@ -21,7 +21,7 @@ enum HookCommand {
                 usage: ["<conversation> [--name NAME] [--url URL]"],
                 details: """
                     \(Conversations.argumentHelp)
-                    Without --url: an incoming hook. Its URL goes to stdout alone, so `URL=$(nexusctl hook create ops)`
+                    Without --url: an incoming hook. Its URL goes to stdout alone, so `URL=$(nexusctl hook create 12)`
                     keeps it; it holds the hook's secret and is shown only now. Its posts come from a bot named after the
                     hook, which joins the conversation.
                     With --url: an outgoing hook. Its signing secret goes to stdout, shown only now; each request carries
@@ -34,8 +34,8 @@ enum HookCommand {
                 ],
                 arguments: 1...1, requirements: [.session], jsonFields: ["hook", "url", "secret"],
                 examples: [
-                    ("URL=$(nexusctl hook create ops --name disk-alerts) && curl -d 'disk 95% full' \"$URL\"", "post from any shell"),
-                    ("nexusctl hook create ops --url https://ci.example/nexus", "tell a service of each new message"),
+                    ("URL=$(nexusctl hook create 12 --name disk-alerts) && curl -d 'disk 95% full' \"$URL\"", "post from any shell"),
+                    ("nexusctl hook create 12 --url https://ci.example/nexus", "tell a service of each new message"),
                 ],
                 run: create),
             CommandSpec(

@@ -61,7 +61,7 @@ enum MembersCommand {
                 let seen = m.user.lastSeenAt.map { SmartTime.lastSeen($0, now: now) } ?? "never seen"
                 let presence: TerminalText = m.user.online == true ? output.paint("● online", .green) : view.offline == true ? "-" : "\(seen)"
                 let name = m.user.shownName + (m.user.id == me ? " (you)" : "")
-                return ["\(name)", "\(m.user.email)", presence, m.readSeq > 0 ? "#\(m.readSeq)" : "-"]
+                return ["\(name)", "\(m.user.email)", presence, m.readSeq > 0 ? "\(MessageReference(conversationId: view.conversationId, seq: m.readSeq))" : "-"]
             },
             header: ["NAME", "EMAIL", "SEEN", "READ UP TO"])
         return .ok

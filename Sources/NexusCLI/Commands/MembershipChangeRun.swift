@@ -69,6 +69,7 @@ enum MembershipChangeRun {
         let earlier = report.sent.filter { $0.entry.localId != entry.localId }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued change(s) or message(s) of this conversation.") }
         if let failed {
+            if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
             let code = report.forbidden.contains(failed.localId) ? ExitCode.failure : OutboxSending.failureCode(failed, report)
             let hint: String? =
                 report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."

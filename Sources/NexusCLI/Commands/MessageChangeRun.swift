@@ -36,6 +36,7 @@ enum MessageChangeRun {
         let earlier = report.sent.filter { $0.entry.localId != entry.localId }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued change(s) or message(s) of this conversation.") }
         if let failed = report.failed.first(where: { $0.localId == entry.localId }) {
+            if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
             let code = report.forbidden.contains(failed.localId) ? ExitCode.failure : OutboxSending.failureCode(failed, report)
             let hint: String? =
                 report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."

@@ -57,6 +57,24 @@ enum OutboxSending {
         return report.transportSecurity == nil ? .unavailable : .tls
     }
 
+    /// A delivery's failure told by its cause when that is the credentials: the token's or
+    /// the session's problem and its fix, exit 4 (a retry with them can't help); nil otherwise.
+    static func refusal(of failed: OutboxEntry?, _ report: DeliveryReport, _ context: CommandContext) -> CLIError? {
+        if report.authRefused {
+            // A password session keeps the product's words; a token's fix is another token.
+            guard context.usesAccessToken, let cause = report.authError else {
+                return CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
+            }
+            var error = context.failure(cause)
+            error.hint = (error.hint.map { $0 + " " } ?? "") + "Then `nexusctl retry --all` sends what failed."
+            return error
+        }
+        if let failed, let why = report.outOfScope[failed.localId] {
+            return context.failure(.server(status: 403, code: "insufficient_scope", message: why, retryAfter: nil))
+        }
+        return nil
+    }
+
     static func failureCode(_ entry: OutboxEntry, _ report: DeliveryReport) -> ExitCode {
         if report.authRefused { return .auth }
         if report.notFound.contains(entry.localId) { return .notFound }

@@ -23,6 +23,8 @@ enum QueueCommand {
                     Two flushes at once never send a message twice: the second waits for the first.
                     A line of the outbox that can't be read (a damaged record) is named on stderr, counted as
                     damaged, and kept; its message may never be sent until you look at it with `queue repair`.
+                    It prints "sent N, queued N, failed N"; with --quiet only when something failed or is
+                    damaged, so a crontab line mails nothing while all is well.
                     Exit status: 0 all sent; 75 some still queued (server unreachable or busy, or not due);
                     1 some failed; 4 the server refused the credentials; 6 the outbox holds damaged records
                     (everything readable was still delivered).
@@ -81,16 +83,15 @@ enum QueueCommand {
                 FlushView(
                     sent: report.sent.map(\.entry.localId), queued: (report.deferred + report.waiting).map(\.localId),
                     failed: report.failed.map(\.localId), damaged: outcome.damaged))
-        } else {
+        } else if !output.quiet || !report.failed.isEmpty || !outcome.damaged.isEmpty {
+            // --quiet is for cron, which mails whatever is printed: only trouble is told.
             output.line("sent \(report.sent.count), queued \(report.stillQueued), failed \(report.failed.count)"
                 + (outcome.damaged.isEmpty ? "" : ", damaged \(outcome.damaged.count)"))
         }
         for e in report.failed { output.warn("\(e.localId): \(e.lastError ?? "failed")") }
         if let reason = report.stopReason { output.warn("\(reason)") }
         if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
-        if report.authRefused {
-            throw CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
-        }
+        if let refusal = OutboxSending.refusal(of: report.failed.first, report, context) { throw refusal }
         if !report.waiting.isEmpty && report.stopReason == nil {
             output.note("\(report.waiting.count) message(s) are waiting out their backoff; `queue flush --now` tries them at once.")
         }

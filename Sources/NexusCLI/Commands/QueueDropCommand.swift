@@ -20,7 +20,7 @@ enum QueueDrop {
         jsonFields: ["localId", "status", "ref", "maybeSent"],
         examples: [
             ("nexusctl queue drop 3f2a…", "drop one message, after a question"),
-            ("nexusctl queue --json | jq -r '.[] | select(.status == \"failed\") | .localId' | xargs nexusctl queue drop --yes",
+            ("nexusctl queue --json | jq -r '.[] | select(.status == \"failed\") | .localId' | xargs -r nexusctl queue drop --yes",
              "drop every failed message, from a script"),
         ],
         run: run)

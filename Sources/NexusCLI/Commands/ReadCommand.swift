@@ -17,7 +17,7 @@ enum ReadCommand {
         if context.output.json {
             context.output.document(Titled(base: conversation, title: conversation.title(viewer: me)))
         } else {
-            context.output.note("Marked \(conversation.title(viewer: me)) read up to #\(conversation.lastSeq).")
+            context.output.note("Marked \(conversation.title(viewer: me)) read up to \(MessageReference(conversationId: conversation.id, seq: conversation.lastSeq)).")
         }
         return .ok
     }

@@ -45,14 +45,12 @@ enum RetryCommand {
         if context.output.json {
             context.output.document(views)
         } else {
-            for v in views { context.output.line("\(v.status.rawValue) \(v.localId)") }
+            for v in views { context.output.line("\(v.line)") }
         }
         let ids = Set(chosen.map(\.localId))
         for e in report.failed where ids.contains(e.localId) { context.output.warn("\(e.localId): \(e.lastError ?? "failed")") }
         if let reason = report.stopReason { context.output.warn("\(reason)") }
-        if report.authRefused {
-            throw CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
-        }
+        if let refusal = OutboxSending.refusal(of: report.failed.first { ids.contains($0.localId) }, report, context) { throw refusal }
         return OutboxSending.exitCode(report, failed: report.failed.filter { ids.contains($0.localId) })
     }
 }

@@ -7,7 +7,8 @@ enum SearchCommand {
         details: """
             The query's words all must match, in any case and with or without accents ("cafe" finds
             "Café"). "Quoted phrases" match words next to each other (quote them for the shell too:
-            '"error 42"'); -word or -"a phrase" leaves out messages that have it; deploy* matches words
+            '"error 42"'); -word or -"a phrase" leaves out messages that have it (a query that starts with
+            one takes -- before it: `nexusctl search -- -staging deploy`); deploy* matches words
             that start with "deploy". Terms with emoji or CJK text, or without letters, match exactly
             as typed, anywhere in a message.
 
@@ -39,6 +40,7 @@ enum SearchCommand {
             ("nexusctl search '\"connection refused\"' -staging --from ops@example.com", "a phrase, without staging, from one sender"),
             ("nexusctl search 'cafe*' --json | jq -r .ref", "the message references of every hit"),
         ],
+        takesMinusWords: true,
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {

@@ -15,7 +15,7 @@ extension SendCommand {
         var warnings: [String: String] = [:]
         func print(_ views: [SendView]) {
             for v in views {
-                if output.json { output.listElement(v, first: printed == 0) } else { output.line("\(v.status.rawValue) \(v.localId)") }
+                if output.json { output.listElement(v, first: printed == 0) } else { output.line("\(v.line)") }
                 printed += 1
             }
         }
@@ -55,7 +55,7 @@ extension SendCommand {
 
         switch result.end {
         case .refused(let line, let problem):
-            throw .usage("stdin line \(line): \(problem)",
+            throw .badText("stdin line \(line): \(problem)",
                          hint: result.queued == 0 ? "nothing was queued." : "the \(result.queued) line(s) that came before it are queued; nothing from it on was read.")
         case .full(let line, let error):
             var full = CLIError(error)
@@ -68,10 +68,11 @@ extension SendCommand {
             TerminationGuard.release()
             return .unavailable
         case .failed:
-            if let first = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first {
+            let failed = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first
+            if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
+            if let first = failed {
                 throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
-                               hint: report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."
-                                   : report.notFound.contains(first.localId) && first.conversationId == nil
+                               hint: report.notFound.contains(first.localId) && first.conversationId == nil
                                        ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
             }
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`; the lines read are queued.")

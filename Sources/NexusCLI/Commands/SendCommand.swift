@@ -16,7 +16,7 @@ enum SendCommand {
             that changes or goes away before it is uploaded fails the message. `--file -` reads the
             file from stdin into the profile's folder first, and needs --name. See docs/attachments.md.
 
-            --each-line streams: a pipe that never ends (`tail -f log | nexusctl send ops --each-line`)
+            --each-line streams: a pipe that never ends (`tail -f log | nexusctl send ops@example.com --each-line`)
             has each line queued as it arrives and sent at once, lines that arrive together in one
             request, over one kept-alive connection. While the server can't be reached, lines keep
             being queued and are sent when it is back. SIGINT or SIGTERM queues every line read
@@ -97,16 +97,16 @@ enum SendCommand {
         if output.json {
             if views.count == 1 { output.document(views[0]) } else { output.document(views) }
         } else {
-            for v in views { output.line("\(v.status.rawValue) \(v.localId)" + (v.status == .sent ? v.ref.map { " \($0)" } ?? "" : "")) }
+            for v in views { output.line("\(v.line)") }
         }
         let earlier = report.sent.filter { !ids.contains($0.entry.localId) }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued message(s) of this conversation.") }
 
         let failed = report.failed.filter { ids.contains($0.localId) }
         if let first = failed.first {
+            if let refusal = OutboxSending.refusal(of: first, report, context) { throw refusal }
             throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
-                           hint: report.authRefused ? context.loginAgainHint
-                               : report.notFound.contains(first.localId) && first.conversationId == nil
+                           hint: report.notFound.contains(first.localId) && first.conversationId == nil
                                    ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
         }
         if let dropped = views.first(where: { $0.status == .dropped }) {
@@ -141,7 +141,7 @@ enum SendCommand {
                 ? nil : InvalidUTF8.warning("command-line text", lines: InvalidUTF8.lines(in: Array(given.joined(separator: [32]))))
         }
         // Checked before it is queued: bad input queues nothing.
-        if let problem = Limits.problem(withText: texts[0]) { throw .usage(problem) }
+        if let problem = Limits.problem(withText: texts[0]) { throw .badText(problem) }
         return (texts, warning)
     }
 }

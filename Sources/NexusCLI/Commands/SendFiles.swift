@@ -23,7 +23,7 @@ enum SendFiles {
         if paths.contains("-") && name == nil { throw .usage("--file - needs --name NAME: the name the others see for the file") }
         if !paths.contains("-") && name != nil { throw .usage("--name names the file of --file -; give --file - too") }
         let caption = words.joined(separator: " ")
-        if !caption.isEmpty, let problem = Limits.problem(withText: caption) { throw .usage(problem) }
+        if !caption.isEmpty, let problem = Limits.problem(withText: caption) { throw .badText(problem) }
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
         var sending = try OutboxSending.sending(context)
 

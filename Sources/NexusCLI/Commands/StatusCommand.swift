@@ -3,23 +3,31 @@ import NexusCore
 enum StatusCommand {
     static let spec = CommandSpec(
         name: "status", summary: "Show who has received and read a message, and when",
-        usage: ["<message id | localId>"],
+        usage: ["<message | message id | localId>"],
         details: """
-            A number is a message id (the "id" in --json output); anything else is the localId that
-            `send` printed for one of your messages. Lists every other member with the times the
+            The message is named as everywhere else, CONVERSATION/SEQ (12/345, as `send`, `tail` and
+            `history` print it); a number alone is a message id (the "id" in --json output); anything
+            else is the localId that `send` printed for one of your messages. Lists every other member with the times the
             message reached them and they read it, and sums it up: Sent, Delivered, Read, or
             "Read by 2/4" in a group.
             """,
         arguments: 1...1,
         requirements: [.session],
         jsonFields: ["message", "members", "status", "statusText"],
-        examples: [("nexusctl status 4f1c9a2e-…", "has everyone read my message?")],
+        examples: [("nexusctl status 12/345", "has everyone read my message?")],
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let target = context.arguments[0]
         let status = try context.call { api throws(APIError) in
             if let id = Int64(target) { return try api.status(messageId: id) }
+            if let ref = MessageReference(target) {
+                let page = try api.messages(conversationId: ref.conversationId, before: .seq(ref.seq + 1), limit: 1)
+                guard let message = page.messages.first(where: { $0.seq == ref.seq }) else {
+                    throw .server(status: 404, code: "not_found", message: "no message \(ref) (conversation \(ref.conversationId) has no seq \(ref.seq))", retryAfter: nil)
+                }
+                return try api.status(messageId: message.id)
+            }
             return try api.status(localId: target)
         }
         let total = status.members.count

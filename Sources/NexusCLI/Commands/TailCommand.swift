@@ -56,10 +56,10 @@ enum TailCommand {
         arguments: 0...1,
         requirements: [.session],
         deliversQueueAfterwards: true,
-        jsonFields: ["type", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "status", "statusText",
-                     "userId", "user", "kind", "at", "until", "online", "lastSeenAt"],
+        // A Message's, then those of Change, Receipt, Typing and Presence lines.
+        jsonFields: HistoryCommand.messageFields + ["userId", "user", "kind", "emoji", "at", "message", "until", "online", "lastSeenAt"],
         examples: [
-            ("nexusctl tail -f --json | jq -r .text", "follow everything, text only"),
+            ("nexusctl tail -f --json | jq -r 'select(.type == \"message\") | .text'", "follow everything, the messages' text only"),
             ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "a desktop notification for each incoming message"),
             ("nexusctl tail -f --cursor notify --exec ./notify.sh", "a second follower beside a terminal tail, with its own position"),
         ],

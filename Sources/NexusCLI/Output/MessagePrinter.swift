@@ -79,7 +79,7 @@ final class MessagePrinter {
             let name = who?.shownName ?? "user \(receipt.userId)"
             let verb = receipt.kind == .read ? "read" : "received"
             context.output.line(context.output.paint(
-                "\(showConversation ? "#\(conversationId) " : "")[\(LocalTime.short(receipt.at))] \(name) \(verb) up to #\(receipt.seq)", .dim))
+                "\(showConversation ? "#\(conversationId) " : "")[\(LocalTime.short(receipt.at))] \(name) \(verb) up to \(conversationId)/\(receipt.seq)", .dim))
         }
     }
 

@@ -34,15 +34,17 @@ public final class Output {
 
     public func warn(_ text: TerminalText) { writeErr("\(paint("warning:", .yellow)) \(text)") }
 
-    /// The product documents' offline banner, then what nexusctl shows instead.
+    /// The product documents' offline banner, naming the server that can't be reached
+    /// (which is often not the Internet: a nexusd on loopback that is down).
     public func offline(_ detail: TerminalText) {
-        writeErr("\(paint("No internet connection. Messages will send when reconnected.", .yellow)) (\(detail))")
+        writeErr("\(paint("offline:", .yellow)) \(detail). Messages will send when the server can be reached.")
     }
 
     /// The message and hint are escaped whole: they often quote the server or the user.
     public func error(_ error: CLIError) {
-        writeErr("\(paint("error:", .red)) \(error.message)")
-        if let hint = error.hint { writeErr("hint: \(hint)") }
+        let message: TerminalText = error.verbatim ? TerminalText(stringLiteral: error.message) : "\(error.message)"
+        writeErr("\(paint("error:", .red)) \(message)")
+        if let hint = error.hint { writeErr(error.verbatim ? "hint: \(TerminalText(stringLiteral: hint))" : "hint: \(hint)") }
     }
 
     private func writeErr(_ line: TerminalText) { terminal.writeErr(line.rendered + "\n") }

@@ -16,6 +16,9 @@ struct SendView: Encodable {
     var warning: String? = nil
 
     /// The view of each of `entries` after `report`.
+    /// The text line: "sent LOCALID 12/345", the sent message named as everywhere else.
+    var line: String { "\(status.rawValue) \(localId)" + (status == .sent ? ref.map { " \($0)" } ?? "" : "") }
+
     static func views(_ entries: [OutboxEntry], _ report: DeliveryReport, warnings: [String: String] = [:]) -> [SendView] {
         views(entries, report).map { view in
             var view = view

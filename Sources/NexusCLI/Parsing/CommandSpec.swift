@@ -62,16 +62,20 @@ public struct CommandSpec: Sendable {
     public var jsonFields: [String]
     /// Example command lines with a line each of explanation, for help and the docs.
     public var examples: [(String, String)]
+    /// After the first argument, a `-word` that is no option is an argument (a search's
+    /// word to leave out) rather than an error.
+    public var takesMinusWords: Bool
     public var run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
 
     public init(
         name: String, summary: String, usage: [String] = [""], details: String = "", options: [OptionSpec] = [],
         arguments: ClosedRange<Int> = 0...0, subcommands: [CommandSpec] = [], requirements: [Requirement] = [],
-        deliversQueueAfterwards: Bool = false, jsonFields: [String] = [], examples: [(String, String)] = [],
+        deliversQueueAfterwards: Bool = false, jsonFields: [String] = [], examples: [(String, String)] = [], takesMinusWords: Bool = false,
         run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
     ) {
         self.jsonFields = jsonFields
         self.examples = examples
+        self.takesMinusWords = takesMinusWords
         self.name = name
         self.summary = summary
         self.usage = usage

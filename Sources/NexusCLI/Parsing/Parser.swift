@@ -55,6 +55,10 @@ public struct Parser: Sendable {
                     if spec == nil {
                         throw .unknownCommand(arg, suggestion: closest(arg, among: commands.map(\.name)))
                     }
+                    if let group = spec, group.arguments.upperBound == 0 {
+                        throw .unknownSubcommand(
+                            arg, group: commandName(), suggestion: closest(arg, among: subcommands.map(\.name)), usage: group.usage)
+                    }
                 }
                 invocation.arguments.append(arg)
                 continue
@@ -94,11 +98,17 @@ public struct Parser: Sendable {
             }
             // A cluster of short options: -fq, -n5, -n 5.
             var chars = Array(arg.dropFirst())
+            if let unknown = unknownShort(in: chars, among: active()) {
+                // In a search query `-staging` leaves a word out, as in every search engine.
+                if spec?.takesMinusWords == true, !invocation.arguments.isEmpty {
+                    invocation.arguments.append(arg)
+                    continue
+                }
+                throw .unknownShortOption(arg, letter: unknown, command: commandName())
+            }
             while !chars.isEmpty {
                 let c = chars.removeFirst()
-                guard let option = active().first(where: { $0.short == c }) else {
-                    throw .unknownOption("-\(c)", command: commandName(), suggestion: nil)
-                }
+                guard let option = active().first(where: { $0.short == c }) else { break }
                 if option.takesValue {
                     if !chars.isEmpty {
                         invocation.values[option.name, default: []].append(String(chars))
@@ -127,6 +137,16 @@ public struct Parser: Sendable {
             }
         }
         return (invocation, spec)
+    }
+
+    /// The first letter of a cluster that is no short option, up to the first that takes a
+    /// value (the rest of the cluster is that value).
+    private func unknownShort(in cluster: [Character], among options: [OptionSpec]) -> Character? {
+        for c in cluster {
+            guard let option = options.first(where: { $0.short == c }) else { return c }
+            if option.takesValue { return nil }
+        }
+        return nil
     }
 
     /// Finds the option a long name means: exact, `no-` negation of a flag, or a unique prefix.

@@ -1,6 +1,7 @@
-/// The words people see when a message does not go out (from the product documents).
+/// The words people see when a message does not go out (from the product documents, but
+/// a message kept safely in the outbox is said to be queued, with why: it has not failed).
 public enum DeliveryText {
-    public static let network = "Message failed to send. Check your connection."
+    public static let network = "Message queued: the server could not be reached."
     public static let auth = "Message failed to send. Please try signing in again."
     public static let other = "Message failed to send. Please try again."
     public static let secure = "Message waits: no secure connection to the server."
@@ -12,7 +13,7 @@ public enum DeliveryText {
     static func stopped(by error: APIError) -> String {
         if error.isTransportSecurity { return "\(secure) (\(error))" }
         if error.isStorageFull { return "\(storage) It stays queued and goes when the server has room again." }
-        return "\(network) (\(error))"
+        return "Message queued: \(error)"
     }
 }
 
@@ -30,6 +31,10 @@ public struct DeliveryReport: Sendable {
     public var stopReason: String?
     /// The server refused the credentials.
     public var authRefused = false
+    /// How it refused them, so the words can name the token's or the session's problem.
+    public var authError: APIError?
+    /// Messages the token may not send there (403 insufficient_scope), with the server's why.
+    public var outOfScope: [String: String] = [:]
     /// No secure connection could be made (TLS, or plain http:// refused): the run stopped,
     /// and the messages wait for that to be fixed (`queue` shows why).
     public var transportSecurity: APIError?
@@ -160,8 +165,10 @@ struct OutboxDelivery {
                     let reason = result.error?.message ?? "rejected"
                     if result.httpStatus == 404 { report.notFound.insert(e.localId) }
                     let why = e.kind != .send ? "\(e.kind.rawValue.capitalized) failed: \(reason)"
-                        : result.httpStatus == 404 ? "Message failed to send. \(reason)" : "\(DeliveryText.other) (\(reason))"
+                        : result.httpStatus == 404 || result.httpStatus == 403 ? "Message failed to send. \(reason)"
+                        : "\(DeliveryText.other) (\(reason))"
                     if result.httpStatus == 403 { report.forbidden.insert(e.localId) }
+                    if result.error?.code == "insufficient_scope" { report.outOfScope[e.localId] = reason }
                     records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
                     report.failed.append(failing(e, why))
                 }
@@ -200,6 +207,7 @@ struct OutboxDelivery {
                 let why: String
                 if error.status == 401 || error.status == 403 {
                     report.authRefused = true
+                    report.authError = error
                     why = DeliveryText.auth
                 } else {
                     why = "\(DeliveryText.other) (\(error))"

@@ -25,6 +25,7 @@ extension Sending {
                         break
                     } else if error.status == 401 || error.status == 403 {
                         report.authRefused = true
+                        report.authError = error
                         break
                     }
                     // Trying again can't help a recipient who does not exist: say so instead.

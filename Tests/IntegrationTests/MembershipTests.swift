@@ -173,7 +173,7 @@ struct MembershipTests {
         #expect(members.members.first { $0.user.email == dave.email }?.readSeq == 3)
         #expect(members.members.filter { $0.user.bot != true }.allSatisfy { $0.user.online == true })
         let table = try alice.run(["members", "\(c)"]).out
-        #expect(table.contains("Dave") && table.contains("#3") && !table.contains("Bob"), "\(table)")
+        #expect(table.contains("Dave") && table.contains(" \(c)/3") && !table.contains("Bob"), "\(table)")
     }
 
     @Test func membershipChangesQueuedOfflineFlushInOrder() throws {

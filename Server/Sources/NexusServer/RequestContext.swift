@@ -45,14 +45,6 @@ extension Request {
             throw APIError.badRequest("The request body is not valid JSON in UTF-8.", code: "invalid_body")
         }
     }
-
-    func queryInt(_ name: String) throws -> Int64? {
-        guard let text = uri.queryParameters[name[...]] else { return nil }
-        guard let value = Int64(String(text)) else {
-            throw APIError.badRequest("The query parameter '\(name)' must be a whole number.", code: "invalid_query")
-        }
-        return value
-    }
 }
 
 /// How deep a JSON text nests, counted before decoding: Foundation's decoder recurses,
@@ -83,14 +75,5 @@ enum JSONDepth {
             }
         }
         return false
-    }
-}
-
-extension AppRequestContext {
-    func idParameter(_ name: String = "id") throws -> Int64 {
-        guard let text = parameters.get(name), let id = Int64(text) else {
-            throw APIError.conversationNotFound
-        }
-        return id
     }
 }

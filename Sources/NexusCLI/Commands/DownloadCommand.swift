@@ -45,7 +45,7 @@ enum DownloadCommand {
         let index: Int? = context.invocation.value("index") == nil ? nil : try context.intOption("index", default: 1, range: 1...Limits.maxAttachments)
         let api = try context.api()
         let page: MessagesPage
-        do { page = try api.messages(conversationId: conversationId, before: .seq(seq + 1), limit: 1) } catch { throw context.failure(error) }
+        do { page = try api.messages(conversationId: conversationId, before: .seq(seq.saturatingAdd(1)), limit: 1) } catch { throw context.failure(error) }
         guard let message = page.messages.first, message.seq == seq else {
             throw CLIError(.notFound, "no message \(conversationId)/\(seq)", hint: "`nexusctl history \(conversationId)` lists its messages.")
         }
@@ -98,10 +98,9 @@ enum DownloadCommand {
 
     /// `CONVERSATION/SEQ`, as i17-changes' MessageReference writes it (the lead unifies the two).
     static func parseReference(_ text: String) throws(CLIError) -> (Int64, Int64) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let c = Int64(parts[0]), let s = Int64(parts[1]), c > 0, s > 0 else {
+        guard let reference = MessageReference(text) else {
             throw .usage("'\(text)' is not a message", hint: "name a message as <conversation>/<seq>, such as 12/345 (`nexusctl history` shows them).")
         }
-        return (c, s)
+        return (reference.conversationId, reference.seq)
     }
 }

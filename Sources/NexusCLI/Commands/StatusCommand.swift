@@ -22,7 +22,7 @@ enum StatusCommand {
         let status = try context.call { api throws(APIError) in
             if let id = Int64(target) { return try api.status(messageId: id) }
             if let ref = MessageReference(target) {
-                let page = try api.messages(conversationId: ref.conversationId, before: .seq(ref.seq + 1), limit: 1)
+                let page = try api.messages(conversationId: ref.conversationId, before: .seq(ref.seq.saturatingAdd(1)), limit: 1)
                 guard let message = page.messages.first(where: { $0.seq == ref.seq }) else {
                     throw .server(status: 404, code: "not_found", message: "no message \(ref) (conversation \(ref.conversationId) has no seq \(ref.seq))", retryAfter: nil)
                 }

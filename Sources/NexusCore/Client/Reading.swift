@@ -112,7 +112,7 @@ public struct Reading {
     ) throws(ReadError) {
         var after = try anchor.map { anchor throws(ReadError) in try seq(after: anchor, in: conversationId) } ?? 0
         while true {
-            var fetched = try page(conversationId, before: .seq(after + Int64(limit) + 1), limit: limit)
+            var fetched = try page(conversationId, before: .seq(after.saturatingAdd(Int64(limit) + 1)), limit: limit)
             // Near the newest end the server answers the newest page, which may reach back.
             fetched.value.messages.removeAll { $0.seq <= after }
             fetched.value.hasMore = fetched.value.messages.count == limit

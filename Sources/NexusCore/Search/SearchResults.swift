@@ -14,7 +14,8 @@ public enum SearchResults {
         let scored = candidates.map { SearchHit(message: $0, score: SearchMatch(query, text: $0.text).score) }
             .sorted { ($0.score, $0.message.id) > ($1.score, $1.message.id) }
         let page = Array(scored.dropFirst(skip).prefix(limit))
-        let next = scored.count > skip + limit ? SearchPageToken.skip(skip + limit).description : nil
+        let end = skip.saturatingAdd(limit)
+        let next = scored.count > end ? SearchPageToken.skip(end).description : nil
         return SearchResponse(hits: page, next: next)
     }
 }

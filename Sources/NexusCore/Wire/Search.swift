@@ -28,11 +28,15 @@ public enum SearchPageToken: Sendable, Equatable, CustomStringConvertible {
     case before(Int64)
     case skip(Int)
 
+    /// A ranked search orders at most SearchFilter.rankedCandidates hits: a skip past them
+    /// names no page.
+    public static let skips: ClosedRange<Int64> = 1...Int64(SearchFilter.rankedCandidates)
+
     public init?(_ text: String) {
-        if text.hasPrefix("before:"), let id = Int64(text.dropFirst(7)), id > 0 {
+        if text.hasPrefix("before:"), let id = CheckedNumbers.parse(text.dropFirst(7), in: 1...Int64.max) {
             self = .before(id)
-        } else if text.hasPrefix("skip:"), let n = Int(text.dropFirst(5)), n > 0 {
-            self = .skip(n)
+        } else if text.hasPrefix("skip:"), let n = CheckedNumbers.parse(text.dropFirst(5), in: Self.skips) {
+            self = .skip(Int(n))
         } else {
             return nil
         }

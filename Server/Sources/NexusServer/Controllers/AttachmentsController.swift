@@ -57,7 +57,7 @@ struct AttachmentsController {
     @Sendable func append(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.send).user
         let sha = try Self.shaParameter(context)
-        guard let offset = try request.queryInt("offset") else {
+        guard let offset = try request.queryInt("offset", in: RequestNumbers.position) else {
             throw APIError.badRequest("PATCH needs ?offset=N, the bytes acknowledged so far.", code: "invalid_query")
         }
         let key = "\(me.id)/\(sha)"
@@ -124,9 +124,9 @@ struct AttachmentsController {
         let caller = try context.caller
         let id = try context.idParameter()
         _ = try await services.members(of: id, caller: caller, for: .read)
-        guard let seq = context.parameters.get("seq").flatMap({ Int64($0) }),
-              let index = context.parameters.get("index").flatMap({ Int($0) }),
-              let message = try await messages.messages(conversationId: id, before: seq + 1, limit: 1).messages.first,
+        let seq = try context.pathInt("seq", in: RequestNumbers.id)
+        let index = Int(try context.pathInt("index", in: 0...Int64(Limits.maxAttachments - 1)))
+        guard let message = try await messages.messages(conversationId: id, before: seq.saturatingAdd(1), limit: 1).messages.first,
               message.seq == seq, let attachments = message.attachments, attachments.indices.contains(index)
         else { throw Self.attachmentNotFound }
         let attachment = attachments[index]

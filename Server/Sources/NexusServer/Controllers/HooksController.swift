@@ -59,8 +59,7 @@ struct HooksController {
 
     @Sendable func deliveries(_ request: Request, context: AppRequestContext) async throws -> Response {
         let hook = try await named(context)
-        let limit = try request.queryInt("limit") ?? 50
-        guard (1...1000).contains(limit) else { throw APIError.badRequest("limit must be between 1 and 1000.", code: "invalid_query") }
+        let limit = try request.queryInt("limit", in: 1...1000) ?? 50
         return try jsonResponse(HookDeliveriesResponse(hook: hook, attempts: try await hooks.attempts(hookId: hook.id, limit: Int(limit))))
     }
 

@@ -47,8 +47,8 @@ struct MessagesController {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.idParameter()
         _ = try await services.members(of: id, caller: try context.caller, for: .read)
-        var before = try request.queryInt("before")
-        let beforeId = try request.queryInt("beforeId")
+        var before = try request.queryInt("before", in: 0...Int64.max)
+        let beforeId = try request.queryInt("beforeId", in: RequestNumbers.id)
         let beforeTime = try request.uri.queryParameters["beforeTime"].map { text in
             guard let time = Timestamp(iso8601: String(text)) else {
                 throw APIError.badRequest("beforeTime must be an ISO-8601 time such as 2026-11-22T12:00:00Z.", code: "invalid_query")
@@ -67,10 +67,7 @@ struct MessagesController {
         if let beforeTime {
             before = try await messages.firstSeq(sentAtOrAfter: beforeTime, conversationId: id)
         }
-        let limit = try request.queryInt("limit") ?? Int64(Limits.defaultPageSize)
-        guard (1...Int64(Limits.maxPageSize)).contains(limit) else {
-            throw APIError.badRequest("limit must be between 1 and \(Limits.maxPageSize).", code: "invalid_query")
-        }
+        let limit = try request.queryInt("limit", in: RequestNumbers.pageSize) ?? Int64(Limits.defaultPageSize)
         let page = try await messages.messages(conversationId: id, before: before, limit: Int(limit))
         return try jsonResponse(page)
     }

@@ -47,7 +47,7 @@ struct ReceiptsController {
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.caller
-        guard let text = context.parameters.get("id"), let id = Int64(text),
+        guard let id = context.parameters.get("id").flatMap({ CheckedNumbers.parse($0, in: RequestNumbers.id) }),
               let message = try await messages.message(id: id, viewer: caller.user.id)
         else {
             throw APIError(status: .notFound, code: "message_not_found", message: "Message not found.")

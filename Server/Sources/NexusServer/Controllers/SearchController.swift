@@ -28,7 +28,7 @@ struct SearchController {
         }
         var filter = SearchFilter()
         filter.conversations = try params[values: "in"].map { raw in
-            guard let id = Int64(String(raw)) else {
+            guard let id = CheckedNumbers.parse(raw, in: RequestNumbers.id) else {
                 throw APIError.badRequest("The query parameter 'in' must be a conversation id.", code: "invalid_query")
             }
             return id
@@ -54,10 +54,7 @@ struct SearchController {
         case "rank": filter.rank = true
         default: throw APIError.badRequest("order must be newest or rank.", code: "invalid_query")
         }
-        let limit = try request.queryInt("limit") ?? Int64(Limits.defaultPageSize)
-        guard (1...Int64(Limits.maxPageSize)).contains(limit) else {
-            throw APIError.badRequest("limit must be between 1 and \(Limits.maxPageSize).", code: "invalid_query")
-        }
+        let limit = try request.queryInt("limit", in: RequestNumbers.pageSize) ?? Int64(Limits.defaultPageSize)
         filter.limit = Int(limit)
         filter.page = try params["page"].map { raw in
             guard let token = SearchPageToken(String(raw)) else {

@@ -40,7 +40,7 @@ struct SyncController {
 
     @Sendable func sync(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.caller
-        let conversationId = try request.queryInt("conversation")
+        let conversationId = try request.queryInt("conversation", in: RequestNumbers.id)
         // Everything that reads or waits runs apart (see `apart`): a parked poll's connection
         // then keeps none of it (10,000 parked polls held 519 MiB with it, 360 without), and
         // a poll starts one task where it started three.
@@ -67,23 +67,17 @@ struct SyncController {
 
         // `presence=DIGEST` (empty at first): also report contacts' presence when it moved.
         let askedPresence = request.uri.queryParameters["presence"].map(String.init)
-        if let last = try request.queryInt("last") {
-            guard (0...Int64(Limits.maxPageSize)).contains(last) else {
-                throw APIError.badRequest("last must be between 0 and \(Limits.maxPageSize).", code: "invalid_query")
-            }
+        if let last = try request.queryInt("last", in: 0...Int64(Limits.maxPageSize)) {
             return try await lastPage(viewer: me.id, conversationId: conversationId, count: Int(last), askedPresence: askedPresence)
         }
 
-        let after = try request.queryInt("after") ?? 0
+        let after = try request.queryInt("after", in: RequestNumbers.position) ?? 0
         let check = request.uri.queryParameters["check"].map(String.init)
         if let check, !FeedCheck.isWellFormed(check) {
             throw APIError.badRequest("check must be the cursorCheck or an event's check, as the server gave it.", code: "invalid_query")
         }
         try await verify(after: after, check: check, conversationId: conversationId)
-        let wait = try request.queryInt("wait") ?? 0
-        guard (0...Int64(Limits.maxSyncWaitSeconds)).contains(wait) else {
-            throw APIError.badRequest("wait must be between 0 and \(Limits.maxSyncWaitSeconds) seconds.", code: "invalid_query")
-        }
+        let wait = try request.queryInt("wait", in: 0...Int64(Limits.maxSyncWaitSeconds)) ?? 0
         if wait > 0 {
             guard services.polls.acquire(me.id) else {
                 throw APIError.tooManyRequests(

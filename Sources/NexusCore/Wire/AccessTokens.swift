@@ -107,15 +107,13 @@ public struct BotsResponse: Codable, Sendable {
 
 /// The rules for token and bot names, shared by nexusctl (before sending) and nexusd.
 public enum TokenNames {
-    public static let maxLength = 40
+    public static let maxLength = FieldRules.tokenName.maxLength
 
     /// Why `name` can't name a token or a bot, or nil.
     public static func problem(with name: String, what: String) -> String? {
-        let allowed = name.unicodeScalars.allSatisfy {
-            ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-" || $0 == "_" || $0 == "."
-        }
-        if name.isEmpty || !allowed || name.count > maxLength || name.hasPrefix(".") || name.hasPrefix("-") || name.hasSuffix(".") || name.contains("..") {
-            return "'\(name)' can't name a \(what): use 1 to \(maxLength) letters, digits, '-', '_' and '.', starting with a letter or digit, without '..'"
+        if !FieldRules.tokenName.allows(name) {
+            return "'\(name)' can't name a \(what): use 1 to \(maxLength) letters, digits, '-', '_' and '.', starting with a letter or digit, "
+                + "with a '.' only between other characters"
         }
         return nil
     }

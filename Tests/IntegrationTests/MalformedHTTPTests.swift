@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Malformed HTTP is the client's fault: the real nexusd answers 400 and closes the
-/// connection, whether the parser refuses the headers or the body, and a flood of such
+/// connection, whether the parser refuses the headers or the body, in the API's JSON error
+/// shape either way (docs/openapi.yaml's BadRequest), and a flood of such
 /// requests (no token needed) writes no error line, only a rate-limited debug line.
 @Suite(.harness)
 struct MalformedHTTPTests {
@@ -17,8 +18,11 @@ struct MalformedHTTPTests {
         "bad chunk end": register + "Transfer-Encoding: chunked\r\n\r\n2\r\n{}XX\r\n0\r\n\r\n",
         "unknown transfer coding": register + "Transfer-Encoding: gzip\r\n\r\n0\r\n\r\n",
     ]
-    /// Refused in the request line or headers, before any route: a bare 400.
+    /// Refused in the request line or headers, before any route, by the parser.
     static let inTheHead = [
+        "request line over 8 KiB": "GET /v1/search?q=\(String(repeating: "x", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n",
+        "headers over 16 KiB": "GET /healthz HTTP/1.1\r\nHost: x\r\n"
+            + (1...3).map { "X-Pad-\($0): \(String(repeating: "y", count: 6000))\r\n" }.joined() + "\r\n",
         "bad Content-Length": register + "Content-Length: 1x\r\n\r\n{}",
         "two Content-Lengths": register + "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
         "bad header line": "GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n",
@@ -40,6 +44,8 @@ struct MalformedHTTPTests {
             #expect(answer.closed, "\(name): the connection stayed open")
             #expect(answer.text.hasPrefix("HTTP/1.1 400 "), "\(name): \(answer.text)")
             #expect(answer.text.lowercased().contains("\r\nconnection: close\r\n"), "\(name): the answer does not say it closes: \(answer.text)")
+            #expect(answer.text.lowercased().contains("\r\ncontent-type: application/json"), "\(name): \(answer.text)")
+            #expect(answer.text.contains(#""code":"malformed_request""#), "\(name): \(answer.text)")
         }
         // A flood: at most one line every 10 s, at debug level.
         let start = Date()

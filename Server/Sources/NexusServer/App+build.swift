@@ -71,8 +71,9 @@ public func buildApplication(
     let limits = config.limits
     // Header limits and the idle timeout are NIO's and Hummingbird's: a request over them
     // never reaches the router (docs/protocol.md, "Limits").
+    let parserLogger = logger
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: (config.bench.belowHummingbird ? [BelowHummingbird()] : []) + [ParkingHandler()],
+        additionalChannelHandlers: (config.bench.belowHummingbird ? [BelowHummingbird()] : []) + [ParkingHandler(), ParserErrorAnswer(logger: parserLogger)],
         idleTimeout: .seconds(limits.idleTimeoutSeconds),
         httpDecoderConfiguration: .init(
             maxHeaderFieldSize: limits.maxHeaderFieldBytes, maxHeaderListSize: limits.maxHeaderBytes,

@@ -3,9 +3,9 @@ import Logging
 import NIOHTTP1
 import Synchronization
 
-/// HTTP that the parser refused once a request was under way: a bad chunk size or chunk
-/// end, a transfer coding other than chunked. (What it refuses in the request line or
-/// headers never reaches a route: NIO answers a bare 400 and closes.) The client's fault,
+/// HTTP that the parser refused: in a request's body once it was under way (a bad chunk
+/// size or chunk end, a transfer coding other than chunked), answered by its route; in a
+/// request line or headers, before any route, by ParserErrorAnswer. The client's fault,
 /// so a 400, and the connection is closed: the parser can't find where the next request
 /// would start. Anyone can send it without a token, so it is no server error in the log:
 /// a debug line at most every `interval`, with how many came since the last one.

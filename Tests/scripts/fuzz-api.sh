@@ -4,10 +4,13 @@
 # The bar: no 5xx, nexusd still running at the end, and every answer conforming to the
 # spec (status, content type, headers, body schema). Bounded: FUZZ_API_EXAMPLES test
 # cases per operation (default 100) and FUZZ_API_SECONDS per run (default 90): about 5 minutes.
+# Every integer parameter also gets the edges of Int64 as explicit examples
+# (fuzz-api-examples.py). FUZZ_API_WORKERS: schemathesis workers (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 examples=${FUZZ_API_EXAMPLES:-100}
 seconds=${FUZZ_API_SECONDS:-90}
+workers=${FUZZ_API_WORKERS:-2}
 venv=$PWD/.build-fuzz-api/venv
 st=$venv/bin/st
 if [ ! -x "$st" ]; then
@@ -27,6 +30,7 @@ server_pid=$!
 for _ in $(seq 100); do grep -q 'listening on' "$work/nexusd.out" 2>/dev/null && break; sleep 0.05; done
 url=$(sed -n 's/^nexusd listening on //p' "$work/nexusd.out")
 echo "== nexusd on $url"
+"$venv/bin/python" Tests/scripts/fuzz-api-examples.py docs/openapi.yaml "$work/openapi.yaml"
 
 post() { curl -sS -X POST "$url$1" -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} -d "$2"; }
 token=$(post /v1/register '{"email":"fuzz@example.com","password":"fuzz fuzz fuzz"}' | sed -n 's/.*"token":"\(nx_[0-9a-f]*\)".*/\1/p')
@@ -41,8 +45,8 @@ status=0
 run() {
     local label=$1; shift
     echo "== schemathesis, $label"
-    "$st" run docs/openapi.yaml --url "$url" --checks "$checks" --max-examples "$examples" --max-time "$seconds" \
-        --workers 2 --seed 8 --generation-database none --request-timeout 10 "$@" || status=1
+    "$st" run "$work/openapi.yaml" --url "$url" --checks "$checks" --max-examples "$examples" --max-time "$seconds" \
+        --workers "$workers" --seed 8 --generation-database none --request-timeout 10 "$@" || status=1
 }
 # logout would revoke the token halfway through, so it has a run of its own, last.
 run "with a token" --header "Authorization: Bearer $token" --exclude-operation-id logout

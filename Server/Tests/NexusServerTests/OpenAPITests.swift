@@ -8,8 +8,8 @@ import Testing
 @testable import NexusServer
 
 /// docs/openapi.yaml against the server: the same routes both ways, the statuses every
-/// route can answer, and every error code the server sends. `make fuzz-api` checks live
-/// answers against the schemas.
+/// route can answer, every error code the server sends, and a short schemathesis run
+/// against live answers (`make fuzz-api` is the long one).
 struct OpenAPITests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -97,5 +97,26 @@ struct OpenAPITests {
         }
         #expect(codes.count >= 20)
         for code in codes.sorted() { #expect(Self.specText.contains("`\(code)`"), "error code \(code) is not in docs/openapi.yaml") }
+    }
+
+    /// A short, fixed-seed `make fuzz-api` (one schemathesis worker, a few cases per
+    /// operation), so a server that answers what docs/openapi.yaml does not allow fails
+    /// here. Its venv is the one Tests/scripts/fuzz-api.sh makes.
+    @Test(.timeLimit(.minutes(3))) func aShortSchemathesisRunFindsNothing() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["bash", OpenAPITests.root.appendingPathComponent("Tests/scripts/fuzz-api.sh").path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["FUZZ_API_EXAMPLES"] = "4"
+        environment["FUZZ_API_SECONDS"] = "8"
+        environment["FUZZ_API_WORKERS"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "fuzz-api failed:\n\(text.suffix(6000))")
     }
 }

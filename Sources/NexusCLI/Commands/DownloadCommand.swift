@@ -96,7 +96,7 @@ enum DownloadCommand {
         }
     }
 
-    /// `CONVERSATION/SEQ`, as i17-changes' MessageReference writes it (the lead unifies the two).
+    /// `CONVERSATION/SEQ`, read as MessageReference reads it everywhere else.
     static func parseReference(_ text: String) throws(CLIError) -> (Int64, Int64) {
         guard let reference = MessageReference(text) else {
             throw .usage("'\(text)' is not a message", hint: "name a message as <conversation>/<seq>, such as 12/345 (`nexusctl history` shows them).")

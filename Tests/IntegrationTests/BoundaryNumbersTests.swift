@@ -79,6 +79,36 @@ struct BoundaryNumbersTests {
         }
     }
 
+    /// The same edges in every number a JSON body carries: refused or taken, never a 5xx,
+    /// and nothing stored that breaks a later read of the conversation or the feed.
+    @Test func everyNumberInABodyTakesTheEdgesOfInt64() throws {
+        let server = try TestServer()
+        let (alice, bob) = try server.pair()
+        #expect(try alice.run(["send", bob.email, "hello"]).code == 0)
+        let token = try #require(try Profile(name: "default", home: alice.home).loadSession()).token
+        for (i, v) in Self.values.enumerated() {
+            let bodies: [(String, String)] = [
+                ("/v1/conversations/1/receipts", #"{"delivered":\#(v)}"#),
+                ("/v1/conversations/1/receipts", #"{"read":\#(v)}"#),
+                ("/v1/conversations/1/messages", #"{"localId":"edge-\#(i)","text":"x","replyTo":\#(v)}"#),
+                ("/v1/messages/changes", #"{"changes":[{"localId":"c-\#(i)","kind":"edit","conversationId":\#(v),"seq":1,"text":"y"}]}"#),
+                ("/v1/messages/changes", #"{"changes":[{"localId":"s-\#(i)","kind":"edit","conversationId":1,"seq":\#(v),"text":"y"}]}"#),
+                ("/v1/uploads", #"{"sha256":"\#(String(repeating: "b", count: 64))","size":\#(v)}"#),
+                ("/v1/tokens", #"{"name":"e\#(i)","scope":"read","expiresIn":\#(v)}"#),
+                ("/v1/tokens", #"{"name":"c\#(i)","scope":"read","conversations":[\#(v)]}"#),
+            ]
+            for (path, body) in bodies {
+                let r = try ImpersonationTests.post(server.url, path, json: body, token: token)
+                #expect((200..<500).contains(r.status), "\(path) \(body): \(r.status) \(r.body)")
+                try #require(server.process.isRunning, "nexusd stopped at \(path) \(body): \(server.log.text.suffix(500))")
+            }
+        }
+        for path in ["/v1/conversations", "/v1/conversations/1", "/v1/conversations/1/messages", "/v1/sync?last=50", "/v1/tokens"] {
+            let r = try ImpersonationTests.get(server.url, path, token: token)
+            #expect(r.status == 200, "\(path) after the edges: \(r.status) \(r.body)")
+        }
+    }
+
     /// The two requests that stopped nexusd: a ranked page past Int64.max, and the
     /// attachment of the last possible seq. Both are 400s that name the field.
     @Test func pageTokensAndSeqsAtInt64MaxAreRefused() throws {

@@ -6,6 +6,8 @@ public struct FieldRule: Sendable {
     public let pattern: String
     public let maxLength: Int
 
+    /// Compiled per call: Regex is not Sendable, so it can't be kept in a shared rule, and
+    /// a name is checked once per token or bot made.
     public func allows(_ text: String) -> Bool {
         guard text.utf8.count <= maxLength, let regex = try? Regex(pattern) else { return false }
         return (try? regex.wholeMatch(in: text)) != nil

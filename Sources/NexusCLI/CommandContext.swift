@@ -77,7 +77,7 @@ public final class CommandContext {
     /// The session, which the runner has loaded for commands that require one.
     public func requireSession() throws(CLIError) -> Session {
         guard let session else {
-            throw CLIError(.auth, "not logged in (profile '\(profile.name)')", hint: "run `nexusctl login <email>` first, or give an access token in $NEXUS_TOKEN.")
+            throw CLIError(.auth, "not logged in (profile '\(profile.name)')", hint: "run `nexusctl login <email>`, or `nexusctl register <email> --name NAME` for a new account; a script can give an access token in $NEXUS_TOKEN.")
         }
         return session
     }

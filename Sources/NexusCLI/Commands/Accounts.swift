@@ -67,7 +67,15 @@ enum Accounts {
         let address = try context.serverAddress()
         let servers = try context.serverAddresses().map(\.description).joined(separator: ",")
         let session = Session(server: servers, token: auth.token, user: auth.user, createdAt: .now(), expiresAt: auth.expiresAt)
+        let previous = try? context.profile.loadSession()
         do {
+            // The CA it logged in with is the profile's from now on; a login elsewhere
+            // without one drops it, and one to the same server keeps it.
+            if let given = context.givenCA {
+                try context.profile.saveCA(from: given)
+            } else if previous?.server != servers {
+                try context.profile.saveCA(from: nil)
+            }
             try context.profile.saveSession(session)
         } catch {
             throw CLIError(error)

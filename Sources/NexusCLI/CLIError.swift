@@ -50,7 +50,12 @@ public struct CLIError: Error, Equatable, Sendable {
         case .unreachable(let why):
             self.init(.unavailable, why, hint: "is nexusd running there? Choose another server with --server or $NEXUS_SERVER.")
         case .interrupted(let why):
-            self.init(.unavailable, why, hint: "try again; nothing was lost.")
+            // A TLS port that hears plain HTTP hangs up without a byte: say what fixes that.
+            var tls = server
+            tls.isTLS = true
+            let hint = server.isTLS || !why.hasSuffix(HTTPClient.closedUnanswered) ? "try again; nothing was lost."
+                : "if that port speaks HTTPS, use \(tls); otherwise try again: nothing was lost."
+            self.init(.unavailable, why, hint: hint)
         case .server(401, "token_expired", _, _):
             self.init(.auth, "session expired", hint: "run `nexusctl login <email>` for a new one.")
         case .server(401, _, let message, _), .server(403, _, let message, _):

@@ -32,7 +32,7 @@ public final class CommandContext {
     /// README state this order, and NewcomerTests checks it.
     public func serverAddresses() throws(CLIError) -> [ServerAddress] {
         let urls = invocation.value("server") ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? session?.server ?? config.server ?? ServerAddress.defaultURL
+            ?? session?.server ?? config.server(profile: profile.name) ?? ServerAddress.defaultURL
         do {
             return try ServerAddress.list(parsing: urls)
         } catch {
@@ -57,12 +57,16 @@ public final class CommandContext {
         return made
     }
 
-    /// --cacert, else $NEXUS_CACERT, else the config's; tickets under the profile; and the
+    /// --cacert, else $NEXUS_CACERT, else the config's for this profile, else the copy the
+    /// profile kept when it logged in, else the config's for all; tickets under the profile; and the
     /// `NEXUS_DEBUG_TLS=1` report of each handshake on stderr (resumed or full), for tests
     /// and for people checking that resumption works.
+    /// The CA file this command line names (--cacert, $NEXUS_CACERT), if any.
+    var givenCA: String? { invocation.value("cacert") ?? environment["NEXUS_CACERT"].flatMap { $0.isEmpty ? nil : $0 } }
+
     func tlsOptions() -> TLSOptions {
         var options = TLSOptions(
-            caFile: invocation.value("cacert") ?? environment["NEXUS_CACERT"].flatMap { $0.isEmpty ? nil : $0 } ?? config.cacert,
+            caFile: givenCA ?? config.profiles[profile.name]?.cacert ?? profile.savedCA ?? config.cacert,
             sessionDirectory: profile.directory,
             allowPlainHTTP: invocation.flag("allow-plain-http") || config.allowPlainHTTP)
         if environment["NEXUS_DEBUG_TLS"] == "1" {
@@ -77,7 +81,7 @@ public final class CommandContext {
     /// The session, which the runner has loaded for commands that require one.
     public func requireSession() throws(CLIError) -> Session {
         guard let session else {
-            throw CLIError(.auth, "not logged in (profile '\(profile.name)')", hint: "run `nexusctl login <email>` first, or give an access token in $NEXUS_TOKEN.")
+            throw CLIError(.auth, "not logged in (profile '\(profile.name)')", hint: "run `nexusctl login <email>`, or `nexusctl register <email> --name NAME` for a new account; a script can give an access token in $NEXUS_TOKEN.")
         }
         return session
     }
@@ -149,7 +153,7 @@ public final class CommandContext {
     /// profile's saved one, or the config's, as for a login; nothing is written.
     func useEnvironmentToken(_ token: String) {
         let saved = try? profile.loadSession()
-        let server = saved?.server ?? config.server ?? ServerAddress.defaultURL
+        let server = saved?.server ?? config.server(profile: profile.name) ?? ServerAddress.defaultURL
         session = Session(server: server, token: token, user: User(id: 0, email: "", displayName: ""), createdAt: .now())
         tokenFromEnvironment = true
     }

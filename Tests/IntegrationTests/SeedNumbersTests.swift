@@ -10,7 +10,7 @@ struct SeedNumbersTests {
         let alice = try User("alice", server: server.url)
         try alice.register(name: "Alice")
         let alone = try alice.run(["users"])
-        #expect(alone.err.contains("No Contacts Found. No other users are registered yet."), "\(alone.out) \(alone.err)")
+        #expect(alone.err.contains("No Contacts Found. No other users are registered yet.\nInvite friends to join!"), "\(alone.out) \(alone.err)")
 
         let bob = try User("bob", server: server.url)
         try bob.register(name: "Bob")

@@ -7,25 +7,34 @@ enum Accounts {
         secret: "password")
 
     /// The password from stdin (--password-stdin) or a no-echo prompt; never from argv,
-    /// where other users could read it in the process list.
-    static func password(_ context: CommandContext, confirm: Bool) throws(CLIError) -> String {
+    /// where other users could read it in the process list. A new password (`confirm`)
+    /// must pass `rule`, checked as soon as it is typed: at a prompt a refused or mistyped
+    /// one is asked for again, up to three times, instead of ending the command.
+    static func password(_ context: CommandContext, confirm: Bool, rule: (String) -> String? = { _ in nil }) throws(CLIError) -> String {
         if context.invocation.flag("password-stdin") {
             guard let line = context.terminal.readInputLine(), !line.isEmpty else {
                 throw .usage("--password-stdin was given but stdin held no password")
             }
+            if let problem = rule(line) { throw .usage(problem) }
             return line
         }
-        guard context.terminal.inputIsTerminal || context.terminal.errorIsTerminal,
-              let password = context.terminal.readSecret(prompt: "Password: ")
-        else {
+        guard context.terminal.inputIsTerminal || context.terminal.errorIsTerminal else {
             throw .usage("no terminal to ask for the password on", hint: "pipe it in and pass --password-stdin.")
         }
-        if confirm {
-            guard context.terminal.readSecret(prompt: "Password again: ") == password else {
-                throw .usage("the two passwords differ")
+        var problem = "no password was typed"
+        for _ in 0..<(confirm ? 3 : 1) {
+            guard let password = context.terminal.readSecret(prompt: "Password: ") else { break }
+            guard confirm else { return password }
+            if let refused = rule(password) {
+                problem = refused
+            } else if context.terminal.readSecret(prompt: "Password again: ") != password {
+                problem = "the two passwords differ"
+            } else {
+                return password
             }
+            context.terminal.writeErr("\(problem); try again.\n")
         }
-        return password
+        throw .usage(problem)
     }
 
     /// Fails before anything is sent when the profile's folder can't be written: an
@@ -58,7 +67,15 @@ enum Accounts {
         let address = try context.serverAddress()
         let servers = try context.serverAddresses().map(\.description).joined(separator: ",")
         let session = Session(server: servers, token: auth.token, user: auth.user, createdAt: .now(), expiresAt: auth.expiresAt)
+        let previous = try? context.profile.loadSession()
         do {
+            // The CA it logged in with is the profile's from now on; a login elsewhere
+            // without one drops it, and one to the same server keeps it.
+            if let given = context.givenCA {
+                try context.profile.saveCA(from: given)
+            } else if previous?.server != servers {
+                try context.profile.saveCA(from: nil)
+            }
             try context.profile.saveSession(session)
         } catch {
             throw CLIError(error)

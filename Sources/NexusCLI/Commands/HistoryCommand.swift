@@ -57,7 +57,7 @@ enum HistoryCommand {
 
     /// A Message line's fields, as docs/json.md lists them, for --fields of `history` and `tail`.
     static let messageFields = [
-        "type", "ref", "id", "conversationId", "seq", "senderId", "sender", "localId", "text", "sentAt", "replyTo", "editedAt",
+        "type", "ref", "id", "conversationId", "seq", "senderId", "sender", "senderName", "localId", "text", "sentAt", "replyTo", "editedAt",
         "deletedAt", "reactions", "attachments", "status", "statusText", "membership",
     ]
 

@@ -22,11 +22,10 @@ enum RegisterCommand {
         if let name = context.invocation.value("name"), let problem = Identity.problem(withName: name.trimmingSpaces()) {
             throw .usage(problem)
         }
-        let password = try Accounts.password(context, confirm: true)
-        if password.count < Limits.minPasswordLength {
-            throw .usage("the password must be at least \(Limits.minPasswordLength) characters")
+        let password = try Accounts.password(context, confirm: true) { password in
+            if password.count < Limits.minPasswordLength { return "the password must be at least \(Limits.minPasswordLength) characters" }
+            return password.unicodeScalars.contains("\u{0}") ? "the password must not contain NUL characters" : nil
         }
-        if password.unicodeScalars.contains("\u{0}") { throw .usage("the password must not contain NUL characters") }
         try Accounts.checkWritable(context)
         let api = try context.api()
         let auth: AuthResponse

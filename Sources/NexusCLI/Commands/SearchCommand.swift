@@ -34,7 +34,7 @@ enum SearchCommand {
         ],
         arguments: 1...64,
         requirements: [.session],
-        jsonFields: ["ref", "id", "conversationId", "seq", "senderId", "sender", "sentAt", "text", "score", "snippet", "highlights", "offline"],
+        jsonFields: ["ref", "id", "conversationId", "seq", "senderId", "sender", "senderName", "sentAt", "text", "score", "snippet", "highlights", "offline"],
         examples: [
             ("nexusctl search deploy failed --after 2026-11-16", "both words, in the last week's messages"),
             ("nexusctl search '\"connection refused\"' -staging --from ops@example.com", "a phrase, without staging, from one sender"),

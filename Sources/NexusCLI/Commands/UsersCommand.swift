@@ -18,7 +18,7 @@ enum UsersCommand {
         if context.output.json {
             context.output.document(users)
         } else if users.isEmpty {
-            context.output.note(search == nil ? "No Contacts Found. No other users are registered yet." : "No users match.")
+            context.output.note(search == nil ? "No Contacts Found. No other users are registered yet.\nInvite friends to join!" : "No users match.")
         } else {
             let now = Timestamp.now()
             context.output.table(

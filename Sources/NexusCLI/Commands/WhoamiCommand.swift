@@ -4,7 +4,9 @@ enum WhoamiCommand {
     static let spec = CommandSpec(
         name: "whoami", summary: "Show the logged-in account, profile and server",
         details: """
-            Checks the session with the server; when the server can't be reached it answers from the saved session and says so.
+            Checks the session with the server; when the session's own server can't be reached it answers from the saved
+            session and says so. Another server that can't be reached (--server, $NEXUS_SERVER) is an error, exit 75:
+            the saved session says nothing of an account there.
             The server shown is the one this command used: --server, else $NEXUS_SERVER, else the profile's own.
             It also says when the session lapses: each command renews it (nexusd's --session-idle, 30 days by default),
             and the new time is saved with the session.
@@ -24,6 +26,15 @@ enum WhoamiCommand {
             user = try api.me()
         } catch {
             guard case .unreachable = error else { throw context.failure(error) }
+            // The saved session says who I am on its own server only: shown under another
+            // address it would claim an account that server may never have heard of.
+            let own = (try? ServerAddress.list(parsing: session.server)) ?? []
+            if context.tokenFromEnvironment { throw context.failure(error) }
+            guard try context.serverAddresses() == own else {
+                var failure = context.failure(error)
+                failure.hint = "the saved session is for \(session.server), not \(server); drop --server (or $NEXUS_SERVER), or log in there with `nexusctl login <email> --server \(server)`."
+                throw failure
+            }
             offline = true
             context.output.warn("offline: \(error); showing the saved session")
         }

@@ -5,13 +5,22 @@ import Foundation
 #endif
 import NexusCore
 
-/// A message as `tail --json` prints it: the wire fields, a type, the sender's email, and
-/// for my own messages their status ("sent", "delivered", "read") and its words.
+/// A message as `tail --json` prints it: the wire fields, a type, the sender's email and
+/// name, and for my own messages their status ("sent", "delivered", "read") and its words.
 struct MessageLine: Encodable {
     var message: Message
     var sender: String?
+    var senderName: String?
     var status: String? = nil
     var statusText: String? = nil
+
+    init(message: Message, sender: User?, status: String? = nil, statusText: String? = nil) {
+        self.message = message
+        self.sender = sender?.email
+        self.senderName = sender?.displayName
+        self.status = status
+        self.statusText = statusText
+    }
 
     func json() -> String {
         let encoder = JSONEncoder()
@@ -19,7 +28,7 @@ struct MessageLine: Encodable {
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    private enum Keys: String, CodingKey { case type, ref, sender, status, statusText }
+    private enum Keys: String, CodingKey { case type, ref, sender, senderName, status, statusText }
 
     func encode(to encoder: any Encoder) throws {
         try message.encode(to: encoder)
@@ -27,6 +36,7 @@ struct MessageLine: Encodable {
         try container.encode("message", forKey: .type)
         try container.encode(message.reference, forKey: .ref)
         try container.encodeIfPresent(sender, forKey: .sender)
+        try container.encodeIfPresent(senderName, forKey: .senderName)
         try container.encodeIfPresent(status, forKey: .status)
         try container.encodeIfPresent(statusText, forKey: .statusText)
     }

@@ -94,7 +94,7 @@ final class HistoryPrinter {
 
     func jsonLine(_ m: Message) -> MessageLine {
         let status = m.membership == nil ? book.status(of: m) : nil
-        return MessageLine(message: m, sender: people[m.senderId]?.email, status: status?.status, statusText: status?.label)
+        return MessageLine(message: m, sender: people[m.senderId], status: status?.status, statusText: status?.label)
     }
 
     private func name(_ id: Int64) -> String { id == me.id ? "You" : people[id]?.shownName ?? "user \(id)" }
@@ -103,8 +103,8 @@ final class HistoryPrinter {
         let name = self.name(m.senderId)
         let output = context.output
         if let event = m.membership {
-            return MembershipText.line(m, event, prefix: "\("\(m.reference)".padding(6))[\(LocalTime.short(m.sentAt))] ", output: output) { id in
-                id == me.id ? "You" : people[id]?.shownName
+            return MembershipText.line(m, event, prefix: "\("\(m.reference)".padding(6))[\(LocalTime.short(m.sentAt))] ", output: output, viewer: me.id) { id in
+                people[id]?.shownName
             }
         }
         let body = MessageDecor.body(m, continuation: output.paint(TerminalText.continuation(indent: 14), .dim), output: output)

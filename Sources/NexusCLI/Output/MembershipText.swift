@@ -15,13 +15,13 @@ enum MembershipText {
         }
     }
 
-    /// The event's words with today's names where known, "You" for the viewer, and the
-    /// server's words (names at the time) otherwise.
-    static func sentence(_ m: Message, _ event: MembershipEvent, name: (Int64) -> String?) -> String {
-        guard let actor = name(m.senderId) else { return m.text }
+    /// The event's words with today's names where known, "You" or "you" for the viewer
+    /// (as its subject or object), and the server's words (names at the time) otherwise.
+    static func sentence(_ m: Message, _ event: MembershipEvent, viewer: Int64, name: (Int64) -> String?) -> String {
+        guard let actor = m.senderId == viewer ? "You" : name(m.senderId) else { return m.text }
         var names: [String] = []
         for id in event.userIds ?? [] {
-            guard let n = name(id) else { return m.text }
+            guard let n = id == viewer ? "you" : name(id) else { return m.text }
             names.append(n)
         }
         return event.sentence(actor: actor, names: names)
@@ -29,8 +29,8 @@ enum MembershipText {
 
     /// The line of a membership event: its reference and time, then the sentence, dim,
     /// with no sender column (nobody said it).
-    static func line(_ m: Message, _ event: MembershipEvent, prefix: String, output: Output, name: (Int64) -> String?) -> TerminalText {
-        output.paint(TerminalText(prefix), .dim) + output.paint(TerminalText("· " + sentence(m, event, name: name)), .dim)
+    static func line(_ m: Message, _ event: MembershipEvent, prefix: String, output: Output, viewer: Int64, name: (Int64) -> String?) -> TerminalText {
+        output.paint(TerminalText(prefix), .dim) + output.paint(TerminalText("· " + sentence(m, event, viewer: viewer, name: name)), .dim)
     }
 }
 
@@ -42,11 +42,11 @@ extension MessagePrinter {
         book.apply(membership: message)
         let output = context.output
         if output.json {
-            output.record(MessageLine(message: message, sender: people[message.senderId]?.email))
+            output.record(MessageLine(message: message, sender: people[message.senderId]))
         } else {
             let prefix = "\(message.reference) [\(LocalTime.short(message.sentAt))] "
-            output.line(MembershipText.line(message, event, prefix: prefix, output: output) { [me, people] id in
-                id == me.id ? "You" : people[id]?.shownName
+            output.line(MembershipText.line(message, event, prefix: prefix, output: output, viewer: me.id) { [people] id in
+                people[id]?.shownName
             })
         }
         return true

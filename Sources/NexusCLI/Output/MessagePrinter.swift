@@ -61,7 +61,7 @@ final class MessagePrinter {
         if let printed = printedSeq[message.conversationId], message.seq <= printed { return }
         let sender = people[message.senderId]
         let status = book.status(of: message)
-        hook.run(message, sender: sender, json: MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label).json())
+        hook.run(message, sender: sender, json: MessageLine(message: message, sender: sender, status: status?.status, statusText: status?.label).json())
     }
 
     /// The server's history changed (a restored database reuses seqs): what was printed
@@ -133,7 +133,7 @@ final class MessagePrinter {
             if show(membership: message) { continue }
             let sender = people[message.senderId]
             let status = book.status(of: message)
-            let line = MessageLine(message: message, sender: sender?.email, status: status?.status, statusText: status?.label)
+            let line = MessageLine(message: message, sender: sender, status: status?.status, statusText: status?.label)
             if context.output.json {
                 context.output.record(line)
             } else {

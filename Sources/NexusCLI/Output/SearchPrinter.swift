@@ -12,18 +12,20 @@ struct SearchPrinter {
         var ref: String
         var message: Message
         var sender: String?
+        var senderName: String?
         var score: Double
         var snippet: String
         var highlights: [[Int]]
         var offline: Bool?
 
-        private enum Keys: String, CodingKey { case ref, sender, score, snippet, highlights, offline }
+        private enum Keys: String, CodingKey { case ref, sender, senderName, score, snippet, highlights, offline }
 
         func encode(to encoder: any Encoder) throws {
             try message.encode(to: encoder)
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(ref, forKey: .ref)
             try c.encodeIfPresent(sender, forKey: .sender)
+            try c.encodeIfPresent(senderName, forKey: .senderName)
             try c.encode(score, forKey: .score)
             try c.encode(snippet, forKey: .snippet)
             try c.encode(highlights, forKey: .highlights)
@@ -49,7 +51,7 @@ struct SearchPrinter {
             if output.json {
                 output.record(
                     HitView(
-                        ref: ref, message: m, sender: people[m.senderId]?.email, score: hit.score, snippet: snippet.text,
+                        ref: ref, message: m, sender: people[m.senderId]?.email, senderName: people[m.senderId]?.displayName, score: hit.score, snippet: snippet.text,
                         highlights: snippet.highlights.map { [$0.start, $0.end] }, offline: offline ? true : nil))
                 continue
             }

@@ -3,6 +3,7 @@ public protocol ConversationActionsAPI: AnyObject {
     func openDirect(with email: String) throws(APIError) -> ConversationResponse
     func createGroup(with emails: [String], name: String?) throws(APIError) -> ConversationResponse
     func conversation(_ id: Int64) throws(APIError) -> Conversation
+    func conversations() throws(APIError) -> ConversationsResponse
     func receipts(conversationId: Int64, delivered: Int64?, read: Int64?) throws(APIError) -> Conversation
 }
 
@@ -22,10 +23,36 @@ public struct ConversationActions {
         self.me = me
     }
 
-    /// Opens (or finds) the direct conversation with one person, or creates a group.
-    public func open(_ emails: [String], name: String?) throws(APIError) -> Fetched<ConversationResponse> {
-        let response = emails.count == 1 ? try api.openDirect(with: emails[0]) : try api.createGroup(with: emails, name: name)
+    /// Opens (or finds) the direct conversation with one person, or creates a group. A
+    /// group of exactly these people (with this name, when one is given) is reused unless
+    /// `separate`, so a script that runs `new` each time does not make a group each time.
+    public func open(_ emails: [String], name: String?, separate: Bool = false) throws(APIError) -> Fetched<ConversationResponse> {
+        let response: ConversationResponse
+        if emails.count == 1 {
+            response = try api.openDirect(with: emails[0])
+        } else if !separate, let existing = try existingGroup(of: emails, name: name) {
+            response = ConversationResponse(conversation: try api.conversation(existing), created: false)
+        } else {
+            response = try api.createGroup(with: emails, name: name)
+        }
         return Fetched(value: response, source: .server, cacheProblems: remember(response.conversation))
+    }
+
+    /// The newest group whose members are exactly me and `emails` (and named `name`, when
+    /// one is given: nexusd names every group, after its first members by default).
+    private func existingGroup(of emails: [String], name: String?) throws(APIError) -> Int64? {
+        guard let me else { return nil }
+        let list = try api.conversations()
+        let ids = Dictionary(list.users.map { ($0.email.lowercased(), $0.id) }, uniquingKeysWith: { a, _ in a })
+        var wanted: Set<Int64> = [me]
+        for email in emails {
+            guard let id = ids[email.lowercased()] else { return nil }
+            wanted.insert(id)
+        }
+        let wantedName = name?.trimmingSpaces()
+        return list.conversations.first { c in
+            c.kind == .group && Set(c.memberIds) == wanted && (wantedName == nil || c.name == wantedName)
+        }?.id
     }
 
     /// The id of the direct conversation with `email`, opened (or found) on the server and

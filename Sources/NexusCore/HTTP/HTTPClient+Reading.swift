@@ -1,6 +1,9 @@
 /// Reading an answer: lines, exact lengths, and the whole response (Content-Length or
 /// chunked), from the client's buffer, filled as the deadline allows.
 extension HTTPClient {
+    /// Why a connection ended before the first byte of any answer on it.
+    public static let closedUnanswered = "the server closed the connection without answering"
+
     func readLine(deadline: Int64, limit: Int = 16384) throws(HTTPClientError) -> String {
         var scanFrom = bufferStart
         while true {
@@ -14,7 +17,7 @@ extension HTTPClient {
             scanFrom = buffer.count
             if buffer.count - bufferStart > limit { throw .malformedResponse("header line too long") }
             guard try fill(deadline: deadline) else {
-                throw .connectionLost("the server closed the connection")
+                throw .connectionLost(buffer.isEmpty ? Self.closedUnanswered : "the server closed the connection")
             }
         }
     }

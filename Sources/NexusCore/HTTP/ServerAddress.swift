@@ -20,6 +20,8 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case unsupportedScheme(String)
         case invalid(String)
+        /// A URL naming the API's own path, which nexusctl adds to every request.
+        case apiPath(String, root: String)
 
         public var description: String {
             switch self {
@@ -27,6 +29,8 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
                 return "'\(url)' uses a scheme nexusctl can't speak; use https:// (or http:// on loopback)"
             case .invalid(let url):
                 return "'\(url)' is not a server URL; expected something like http://127.0.0.1:8787"
+            case .apiPath(let url, let root):
+                return "'\(url)' ends in the API's path /v1, which nexusctl adds itself; use \(root)"
             }
         }
     }
@@ -46,6 +50,9 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
         let authority = rest[..<slash]
         var path = String(rest[slash...])
         while path.hasSuffix("/") { path.removeLast() }
+        if path == "/v1" || path.hasSuffix("/v1") {
+            throw .apiPath(url, root: String(url.prefix(url.count - rest[slash...].count)) + path.dropLast(3))
+        }
         var host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {

@@ -9,6 +9,9 @@
 ///     queue-limit = 10000
 ///     retry-limit = 24h
 ///
+///     [profile work]              # what follows applies to profile 'work' only
+///     cacert = /etc/nexus/work-ca.pem
+///
 /// Flags override the environment, which overrides this file.
 public struct Config: Sendable, Equatable {
     /// The profile used when neither --profile nor $NEXUS_PROFILE names one.
@@ -28,7 +31,22 @@ public struct Config: Sendable, Equatable {
     /// "Retry limit exceeded".
     public var retryLimitSeconds = Sending.defaultRetryLimitSeconds
 
+    /// Settings of one profile, from its `[profile NAME]` section.
+    public struct ProfileSettings: Sendable, Equatable {
+        public var server: String?
+        public var cacert: String?
+    }
+
+    public var profiles: [String: ProfileSettings] = [:]
+
     public static let keys = ["profile", "server", "cacert", "allow-plain-http", "mark-read", "queue-limit", "retry-limit"]
+    static let profileKeys = ["server", "cacert"]
+
+    /// The CA file for `profile`: its section's, else the file's own.
+    public func cacert(profile: String) -> String? { profiles[profile]?.cacert ?? cacert }
+
+    /// The server for `profile` when it has none yet: its section's, else the file's own.
+    public func server(profile: String) -> String? { profiles[profile]?.server ?? server }
 
     public init(profile: String? = nil, server: String? = nil) {
         self.profile = profile
@@ -56,15 +74,36 @@ public struct Config: Sendable, Equatable {
 
     public static func parse(_ text: String, path: String) throws(ParseError) -> Config {
         var config = Config()
+        var section: String?
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?.trimmingSpaces() ?? ""
             if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                let words = line.dropFirst().split(separator: " ", omittingEmptySubsequences: true)
+                guard line.hasSuffix("]"), words.count == 2, words[0] == "profile", let name = words.last?.dropLast(), !name.isEmpty else {
+                    throw ParseError(path: path, line: index + 1, reason: "expected a section such as '[profile work]', got '\(line)'")
+                }
+                section = String(name)
+                if config.profiles[String(name)] == nil { config.profiles[String(name)] = ProfileSettings() }
+                continue
+            }
             guard let eq = line.firstIndex(of: "=") else {
                 throw ParseError(path: path, line: index + 1, reason: "expected 'key = value', got '\(line)'")
             }
             let key = line[..<eq].trimmingSpaces()
             let value = line[line.index(after: eq)...].trimmingSpaces()
             guard !value.isEmpty else { throw ParseError(path: path, line: index + 1, reason: "'\(key)' has no value") }
+            if let section {
+                switch key {
+                case "server": config.profiles[section]?.server = value
+                case "cacert": config.profiles[section]?.cacert = value
+                default:
+                    throw ParseError(
+                        path: path, line: index + 1,
+                        reason: "'\(key)' can't be set for one profile; in a [profile] section: \(profileKeys.joined(separator: ", "))")
+                }
+                continue
+            }
             switch key {
             case "profile": config.profile = value
             case "server": config.server = value

@@ -91,6 +91,26 @@ public struct Profile: Sendable {
         unlink(sessionPath)
     }
 
+    /// A copy of the CA certificates the profile logged in with (--cacert, $NEXUS_CACERT),
+    /// so its next commands trust its server without being told again, while other
+    /// profiles keep the system's store.
+    public var caPath: String { directory + "/ca.pem" }
+
+    public var savedCA: String? { FileSystem.exists(caPath) ? caPath : nil }
+
+    /// Keeps `file`'s certificates for this profile; nil drops the copy (a login to
+    /// another server that needs none).
+    public func saveCA(from file: String?) throws(StoreError) {
+        guard let file else {
+            unlink(caPath)
+            return
+        }
+        guard file != caPath else { return }
+        guard let bytes = try FileSystem.readFile(file) else { throw StoreError(path: file, reason: "does not exist") }
+        try ensureDirectory()
+        try FileSystem.writeAtomically(caPath, bytes, mode: 0o600)
+    }
+
     /// Direct conversations by the other member's email, so `send bob@example.com`
     /// needs no lookup round trip once the conversation is known.
     public func loadDirects() -> [String: Int64] {

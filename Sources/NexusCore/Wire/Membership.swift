@@ -33,7 +33,7 @@ public struct MembershipEvent: Codable, Hashable, Sendable {
     }
 
     /// "Carol", "Carol and Dave", "Carol, Dave and Erin".
-    static func list(_ names: [String]) -> String {
+    public static func list(_ names: [String]) -> String {
         guard names.count > 1 else { return names.first ?? "nobody" }
         return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
     }

@@ -61,12 +61,9 @@ public final class CommandContext {
     /// profile kept when it logged in, else the config's for all; tickets under the profile; and the
     /// `NEXUS_DEBUG_TLS=1` report of each handshake on stderr (resumed or full), for tests
     /// and for people checking that resumption works.
-    /// The CA file this command line names (--cacert, $NEXUS_CACERT), if any.
-    var givenCA: String? { invocation.value("cacert") ?? environment["NEXUS_CACERT"].flatMap { $0.isEmpty ? nil : $0 } }
-
     func tlsOptions() -> TLSOptions {
         var options = TLSOptions(
-            caFile: givenCA ?? config.profiles[profile.name]?.cacert ?? profile.savedCA ?? config.cacert,
+            caFile: invocation.value("cacert") ?? environment["NEXUS_CACERT"].flatMap { $0.isEmpty ? nil : $0 } ?? config.profiles[profile.name]?.cacert ?? profile.savedCA ?? config.cacert,
             sessionDirectory: profile.directory,
             allowPlainHTTP: invocation.flag("allow-plain-http") || config.allowPlainHTTP)
         if environment["NEXUS_DEBUG_TLS"] == "1" {

@@ -21,9 +21,11 @@ public enum NexusCLI {
             let profile = Profile(name: name, home: Profile.home(environment: environment))
             // A candidate the shell would show or insert garbled (an email with a control
             // character, from the server) is left out rather than escaped into a wrong value.
-            for candidate in Completion.candidates(Array(arguments.dropFirst()), profile: profile)
-            where !candidate.unicodeScalars.contains(where: TerminalText.needsEscape) {
-                terminal.writeOut(candidate + "\n")
+            // With --described (zsh, fish), each line is the word, a tab, and what it names.
+            let described = arguments.dropFirst().first == "--described"
+            for candidate in Completion.described(Array(arguments.dropFirst(described ? 2 : 1)), profile: profile)
+            where !candidate.value.unicodeScalars.contains(where: TerminalText.needsEscape) {
+                terminal.writeOut(described ? candidate.value + "\t" + CompletionArguments.preview(candidate.description, limit: 60) + "\n" : candidate.value + "\n")
             }
             return ExitCode.ok.rawValue
         }

@@ -28,7 +28,7 @@ struct ScriptingTests {
         add(["users"], online)
         add(["new", "bob@example.com"], online)
         add(["new", "nobody@example.com"], [.normal: 3])
-        add(["whoami"], [.normal: 0, .noSession: 4, .revoked: 4, .serverDown: 0, .serverError: 5, .unreadableSession: 6])
+        add(["whoami"], [.normal: 0, .noSession: 4, .revoked: 4, .serverDown: 75, .serverError: 5, .unreadableSession: 6])
         add(["convos"], [.normal: 0, .noSession: 4, .revoked: 4, .serverDown: 0, .serverError: 5, .unreadableSession: 6])
         add(["send", "C", "hello"], [.normal: 0, .noSession: 4, .revoked: 4, .serverDown: 75, .serverError: 75, .unreadableSession: 6])
         add(["send", "99999", "hello"], [.normal: 3])

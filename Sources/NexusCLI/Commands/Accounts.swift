@@ -69,9 +69,10 @@ enum Accounts {
         let session = Session(server: servers, token: auth.token, user: auth.user, createdAt: .now(), expiresAt: auth.expiresAt)
         let previous = try? context.profile.loadSession()
         do {
-            // The CA it logged in with is the profile's from now on; a login elsewhere
-            // without one drops it, and one to the same server keeps it.
-            if let given = context.givenCA {
+            // The CA named on its command line is the profile's from now on ($NEXUS_CACERT
+            // is there for every command anyway); a login elsewhere without one drops it,
+            // and one to the same server keeps it.
+            if let given = context.invocation.value("cacert") {
                 try context.profile.saveCA(from: given)
             } else if previous?.server != servers {
                 try context.profile.saveCA(from: nil)

@@ -3,9 +3,13 @@
 // everything here builds with the toolchain alone.
 import PackageDescription
 
-// The git commit `--version` reports: `make dist` and `make install` set $NEXUS_COMMIT. Only
-// CNexusBuild's one C file sees it, so a new commit rebuilds that file and relinks, no more.
-let commit = Context.environment["NEXUS_COMMIT"] ?? ""
+// The git commit `--version` reports: $NEXUS_COMMIT when make sets it (`git describe`), else
+// the checkout's own commit as SwiftPM reads it, so a plain `swift build` names it too (empty,
+// shown as "unknown", outside git). Only CNexusBuild's one C file sees it, so a new commit
+// rebuilds that file and relinks, no more.
+let commit = Context.environment["NEXUS_COMMIT"] ?? Context.gitInformation.map { git in
+    String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-dirty" : "")
+} ?? ""
 
 let package = Package(
     name: "nexus",

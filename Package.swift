@@ -3,13 +3,10 @@
 // everything here builds with the toolchain alone.
 import PackageDescription
 
-// The git commit `--version` reports: $NEXUS_COMMIT when make sets it (`git describe`), else
-// the checkout's own commit as SwiftPM reads it, so a plain `swift build` names it too (empty,
-// shown as "unknown", outside git). Only CNexusBuild's one C file sees it, so a new commit
-// rebuilds that file and relinks, no more.
-let commit = Context.environment["NEXUS_COMMIT"] ?? Context.gitInformation.map { git in
-    String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-dirty" : "")
-} ?? ""
+// The git commit `--version` reports when make sets $NEXUS_COMMIT (`make dist`, `make install`).
+// Only CNexusBuild's one C file sees it, so a new commit rebuilds that file and relinks, no
+// more. Without it, the GitCommit plugin reads the checkout's commit at every build (NexusBuild).
+let commit = Context.environment["NEXUS_COMMIT"] ?? ""
 
 let package = Package(
     name: "nexus",
@@ -25,7 +22,9 @@ let package = Package(
         .target(name: "LibC"),
         // The git commit `--version` reports (see `commit` above).
         .target(name: "CNexusBuild", cSettings: [.define("NEXUS_COMMIT", to: "\"\(commit)\"")]),
-        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild"]),
+        .plugin(name: "GitCommit", capability: .buildTool()),
+        .target(name: "NexusBuild", plugins: ["GitCommit"]),
+        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild", "NexusBuild"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore", "LibC"]),
         // glibc's malloc set for short-lived commands, from nexusctl's first line.
         .target(name: "CMallocTuning"),

@@ -1,7 +1,7 @@
 #ifndef CNEXUSBUILD_H
 #define CNEXUSBUILD_H
 
-/// The git commit the binary was built from (see Package.swift), or "" outside git.
+/// $NEXUS_COMMIT at build time, which make sets; "" for a plain `swift build`.
 const char *nexus_build_commit(void);
 
 #endif

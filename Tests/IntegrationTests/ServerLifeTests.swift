@@ -18,9 +18,16 @@ struct ServerLifeTests {
     @Test func aDatabaseInAFolderThatDoesNotExistStopsNexusdAndCreatesNothing() throws {
         let dir = try makeTempDir("nodb")
         let path = dir + "/mistyped/data/nexus.sqlite"
-        let r = try runTool(Binaries.nexusd, ["--listen", "127.0.0.1:0", "--db", path])
-        #expect(r.code == 1)
-        #expect(r.err.contains("its folder \(dir)/mistyped/data does not exist"), "stderr: \(r.err)")
+        // A nexusd that starts anyway would serve until stopped: it is given 30 s to exit.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.nexusd)
+        process.arguments = ["--listen", "127.0.0.1:0", "--db", path]
+        let out = LineCollector(), err = LineCollector()
+        try launch(process, out: out, err: err)
+        let exited = ends(process, within: 30)
+        if !exited { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        #expect(exited && process.terminationStatus == 1, "still running, or exit \(process.terminationStatus)")
+        #expect(err.wait { _ in err.text.contains("its folder \(dir)/mistyped/data does not exist") }, "stderr: \(err.text)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/mistyped"))
     }
 

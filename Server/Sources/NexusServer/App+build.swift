@@ -22,10 +22,10 @@ public struct ServerConfig: Sendable {
     public var clockOffsetFile: String?
     /// `make bench` only (`--bench-routes`, `--bench-baseline`): see BenchOptions.
     public var bench = BenchOptions()
-    /// The one folder nexusd creates for a SQLite database, and makes 700 at every start:
-    /// the default one. Any other folder must exist, so a mistyped --db stops nexusd
-    /// instead of leaving a new folder tree behind.
-    public var dataFolder = (ServerConfig.defaultDatabasePath() as NSString).deletingLastPathComponent
+    /// The one folder nexusd may create for a SQLite database, and makes 700 at every start.
+    /// nexusd sets the default one: any other folder must exist, so a mistyped --db stops it
+    /// instead of leaving a new folder tree behind. nil: the database's own (in-process tests).
+    public var dataFolder: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10,
@@ -62,7 +62,8 @@ public func buildApplication(
         let path = config.databasePath
         if path != ":memory:" {
             let folder = ((path as NSString).deletingLastPathComponent as NSString).standardizingPath
-            try DatabaseFiles.prepare(path: path, ownFolder: folder == (config.dataFolder as NSString).standardizingPath)
+            let own = config.dataFolder.map { ($0 as NSString).standardizingPath == folder } ?? true
+            try DatabaseFiles.prepare(path: path, ownFolder: own)
         }
         do {
             stores = try await SQLiteDatabase.stores(path: path, direct: !config.bench.baseline, logger: logger)

@@ -239,6 +239,7 @@ struct Nexusd: AsyncParsableCommand {
         let reloader = config.tls.map(Self.reloadOnHangUp)
         defer { reloader?.cancel() }
         let scheme = config.tls == nil ? "http" : "https"
+        config.dataFolder = (ServerConfig.defaultDatabasePath() as NSString).deletingLastPathComponent
         config.clockOffsetFile = clockOffsetFile
         config.bench.routes = benchRoutes
         config.bench.baseline = benchBaseline

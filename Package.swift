@@ -3,8 +3,9 @@
 // everything here builds with the toolchain alone.
 import PackageDescription
 
-// The git commit `--version` reports: `make dist` and `make install` set $NEXUS_COMMIT. Only
-// CNexusBuild's one C file sees it, so a new commit rebuilds that file and relinks, no more.
+// The git commit `--version` reports when make sets $NEXUS_COMMIT (`make dist`, `make install`).
+// Only CNexusBuild's one C file sees it, so a new commit rebuilds that file and relinks, no
+// more. Without it, the GitCommit plugin reads the checkout's commit at every build (NexusBuild).
 let commit = Context.environment["NEXUS_COMMIT"] ?? ""
 
 let package = Package(
@@ -21,7 +22,9 @@ let package = Package(
         .target(name: "LibC"),
         // The git commit `--version` reports (see `commit` above).
         .target(name: "CNexusBuild", cSettings: [.define("NEXUS_COMMIT", to: "\"\(commit)\"")]),
-        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild"]),
+        .plugin(name: "GitCommit", capability: .buildTool(), path: "Sources/GitCommit"),
+        .target(name: "NexusBuild", plugins: ["GitCommit"]),
+        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild", "NexusBuild"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore", "LibC"]),
         // glibc's malloc set for short-lived commands, from nexusctl's first line.
         .target(name: "CMallocTuning"),

@@ -73,9 +73,9 @@ public enum NexusCLI {
 
         if invocation.flag("version") {
             if json {
-                output.document(["version": version, "commit": BuildInfo.commit].compactMapValues { $0 })
+                output.document(["version": version, "commit": BuildInfo.commit])
             } else {
-                output.line("nexusctl \(BuildInfo.commit.map { "\(version) (commit \($0))" } ?? version)")
+                output.line("nexusctl \(BuildInfo.versionAndCommit)")
             }
             return ExitCode.ok.rawValue
         }

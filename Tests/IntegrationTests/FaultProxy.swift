@@ -6,13 +6,14 @@ import Glibc
 /// A TCP proxy in front of the real nexusd that can answer the next requests itself
 /// with an error (a 503, a 429 with Retry-After), the way a load balancer or an
 /// overloaded server would. Everything else passes through to nexusd untouched, at most
-/// `uploadBytesPerSecond` towards nexusd if given: a slow link, so a test can watch an
-/// upload under way however fast the machine is.
+/// `uploadBytesPerSecond` towards nexusd and `downloadBytesPerSecond` back if given: a slow
+/// link, so a test can watch an upload or a download under way however fast the machine is.
 final class FaultProxy: @unchecked Sendable {
     private let listener: Int32
     let port: Int
     private let upstreamPort: Int
     private let uploadBytesPerSecond: Int?
+    private let downloadBytesPerSecond: Int?
     private let lock = NSLock()
     private var faults: [(status: Int, headers: String, body: String)] = []
     private(set) var faultsServed = 0
@@ -22,9 +23,10 @@ final class FaultProxy: @unchecked Sendable {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init(upstreamPort: Int, uploadBytesPerSecond: Int? = nil) throws {
+    init(upstreamPort: Int, uploadBytesPerSecond: Int? = nil, downloadBytesPerSecond: Int? = nil) throws {
         self.upstreamPort = upstreamPort
         self.uploadBytesPerSecond = uploadBytesPerSecond
+        self.downloadBytesPerSecond = downloadBytesPerSecond
         // Close-on-exec, as every socket here: one leaked into another test's child would
         // stay open after we close it, and the other end would never see the hang-up.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -127,8 +129,8 @@ final class FaultProxy: @unchecked Sendable {
         guard connected == 0 else { close(client); close(upstream); return }
         _ = request.withUnsafeBytes { write(upstream, $0.baseAddress, $0.count) }
         let back = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            pump(from: upstream, to: client)
+        Thread.detachNewThread { [downloadBytesPerSecond] in
+            pump(from: upstream, to: client, bytesPerSecond: downloadBytesPerSecond)
             back.signal()
         }
         pump(from: client, to: upstream, bytesPerSecond: uploadBytesPerSecond)

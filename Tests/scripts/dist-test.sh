@@ -60,8 +60,8 @@ echo "the message arrived"
 SCRIPT
 mkdir -p "$work/run"
 unshare -m --propagation private bash "$work/e2e.sh" "$folder/bin" "$work/run" "$toolchain" || fail "the tarball's binaries with the toolchain hidden"
-"$folder/bin/nexusctl" --version | grep -q "(commit " || fail "nexusctl --version names no commit"
-"$folder/bin/nexusd" --version | grep -q "(commit " || fail "nexusd --version names no commit"
+"$folder/bin/nexusctl" --version | grep -Eq "^nexusctl 0\.1\.0 \([0-9a-f]{7,}" || fail "nexusctl --version names no commit"
+"$folder/bin/nexusd" --version | grep -Eq "^nexusd 0\.1\.0 \([0-9a-f]{7,}" || fail "nexusd --version names no commit"
 
 # The Debian package.
 info=$(dpkg-deb --info "$deb")

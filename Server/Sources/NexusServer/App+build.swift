@@ -22,6 +22,10 @@ public struct ServerConfig: Sendable {
     public var clockOffsetFile: String?
     /// `make bench` only (`--bench-routes`, `--bench-baseline`): see BenchOptions.
     public var bench = BenchOptions()
+    /// The one folder nexusd may create for a SQLite database, and makes 700 at every start.
+    /// nexusd sets the default one: any other folder must exist, so a mistyped --db stops it
+    /// instead of leaving a new folder tree behind. nil: the database's own (in-process tests).
+    public var dataFolder: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8787, databasePath: String, logLevel: Logger.Level = .info, bcryptCost: UInt8 = 10,
@@ -57,8 +61,9 @@ public func buildApplication(
     } else {
         let path = config.databasePath
         if path != ":memory:" {
-            let defaultFolder = (ServerConfig.defaultDatabasePath() as NSString).deletingLastPathComponent
-            try DatabaseFiles.prepare(path: path, ownFolder: (path as NSString).deletingLastPathComponent == defaultFolder)
+            let folder = ((path as NSString).deletingLastPathComponent as NSString).standardizingPath
+            let own = config.dataFolder.map { ($0 as NSString).standardizingPath == folder } ?? true
+            try DatabaseFiles.prepare(path: path, ownFolder: own)
         }
         do {
             stores = try await SQLiteDatabase.stores(path: path, direct: !config.bench.baseline, logger: logger)
@@ -79,7 +84,7 @@ public func buildApplication(
             maxHeaderFieldSize: limits.maxHeaderFieldBytes, maxHeaderListSize: limits.maxHeaderBytes,
             maxHeaderFieldCount: limits.maxHeaderCount))
     var app = Application(
-        router: buildRouter(services, bench: config.bench),
+        router: buildRouter(services, bench: config.bench, accessLog: logger),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName, backlog: limits.listenBacklog),
         services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
@@ -107,8 +112,11 @@ func offsetClock(_ file: String) -> @Sendable () -> Timestamp {
     }
 }
 
-func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions()) -> Router<AppRequestContext> {
+/// `accessLog`: the logger of the request lines (AccessLog), written at its level.
+func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions(), accessLog: Logger? = nil) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
+    // Outside ErrorMiddleware, so that it sees the status an error is answered with.
+    if let accessLog { router.add(middleware: AccessLog(logger: accessLog)) }
     router.add(middleware: ErrorMiddleware())
     if bench.routes { BenchRoutes.add(to: router) }
     router.get("healthz") { _, _ in

@@ -11,6 +11,8 @@ struct AppRequestContext: RequestContext {
     var identity: Caller?
     /// The connection, so a held long poll can tell when its client goes away.
     var channel: (any Channel)?
+    /// Set by AccessLog when it writes lines, for the caller's id; nil otherwise.
+    var accessNote: AccessNote?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

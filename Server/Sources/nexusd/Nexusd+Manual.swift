@@ -8,7 +8,7 @@ extension Nexusd {
     static func manual() -> String {
         // One line an option: no wrapping, so each line splits into its label and its text.
         let help = helpMessage(columns: 10_000)
-        var out = ".TH NEXUSD 1 \"\" \"nexusd \(configuration.version)\" \"System Administration\"\n"
+        var out = ".TH NEXUSD 1 \"\" \"nexusd \(BuildInfo.version)\" \"System Administration\"\n"
         out += ".SH NAME\nnexusd \\- the Nexus sync server\n"
         out += ".SH SYNOPSIS\n.B nexusd\n" + roff(String(usage(help).dropFirst("nexusd ".count))) + "\n"
         out += ".SH DESCRIPTION\n" + configuration.discussion.components(separatedBy: "\n\n").map(roff).joined(separator: "\n.PP\n") + "\n"

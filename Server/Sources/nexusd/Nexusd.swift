@@ -19,21 +19,23 @@ struct Nexusd: AsyncParsableCommand {
             or as one of several replicas on a PostgreSQL database (--db postgres://…).
 
             It prints "nexusd listening on http://HOST:PORT" on stdout once it accepts \
-            connections, logs to stderr, and stops gracefully on SIGTERM or SIGINT.
+            connections, logs to stderr (at info, a line a request: method, route, status, time and user id), \
+            and stops gracefully on SIGTERM or SIGINT, with a last line saying so. An address already in use \
+            stops it at once with exit 1.
 
             With --tls-cert and --tls-key it serves HTTPS itself (TLS 1.2 or newer), and prints \
             https:// instead. SIGHUP reads both files again (a certbot renewal): new connections \
             get the new certificate, open ones (held long polls) stay up, and a pair that does not \
             load is refused with a log line while the old one stays in use. Plain HTTP is the default.
             """,
-        // With the commit when the build knew it (`make dist`, `make install`).
-        version: BuildInfo.versionAndCommit)
+        // The same form as nexusctl's: name, version, commit.
+        version: "nexusd \(BuildInfo.versionAndCommit)")
 
     @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
     var listen = "127.0.0.1:8787"
 
     @Option(help: ArgumentHelp(
-        "SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite), or a postgres://user:password@host:5432/database URL for several replicas; several hosts, host1:5432,host2:5432, for a failover cluster (see docs/deploy.md).",
+        "SQLite database file (default: $XDG_DATA_HOME/nexusd/nexus.sqlite, whose folder nexusd creates; any other folder must exist), or a postgres://user:password@host:5432/database URL for several replicas; several hosts, host1:5432,host2:5432, for a failover cluster (see docs/deploy.md).",
         valueName: "path|url"))
     var db: String?
 
@@ -45,7 +47,7 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert. SIGHUP reloads it.", valueName: "file"))
     var tlsKey: String?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    @Option(help: "Log level: trace, debug, info (a line a request), notice, warning, error or critical.")
     var logLevel = "info"
 
     @Option(help: ArgumentHelp(
@@ -160,6 +162,10 @@ struct Nexusd: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as AddressInUse {
+            // Said as it is, not as ArgumentParser's "Error: …" of a command-line mistake.
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            Foundation.exit(1)
         } catch {
             exit(withError: error)
         }
@@ -211,6 +217,7 @@ struct Nexusd: AsyncParsableCommand {
         // Whatever nexusd creates is its own user's alone (docs/deploy.md, "Files").
         umask(0o077)
         let (host, port) = Self.parseListen(listen)!
+        try await Self.checkAddressFree(host: host, port: port)
         var limits = ServerLimits()
         limits.tokenTTLSeconds = Self.parseDuration(tokenTtl ?? sessionIdle)!
         limits.sessionMaxAgeSeconds = sessionMaxAge.flatMap(Self.parseDuration)
@@ -232,6 +239,7 @@ struct Nexusd: AsyncParsableCommand {
         let reloader = config.tls.map(Self.reloadOnHangUp)
         defer { reloader?.cancel() }
         let scheme = config.tls == nil ? "http" : "https"
+        config.dataFolder = (ServerConfig.defaultDatabasePath() as NSString).deletingLastPathComponent
         config.clockOffsetFile = clockOffsetFile
         config.bench.routes = benchRoutes
         config.bench.baseline = benchBaseline
@@ -241,7 +249,15 @@ struct Nexusd: AsyncParsableCommand {
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.
             FileHandle.standardOutput.write(Data("nexusd listening on \(scheme)://\(shown):\(port)\n".utf8))
         })
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch where Self.isAddressInUse(error) {
+            // Taken between the check and the server's own bind.
+            throw AddressInUse(host: host, port: port)
+        }
+        var logger = Logger(label: "nexusd")
+        logger.logLevel = config.logLevel
+        logger.notice("nexusd stopped: the requests under way were answered and the database closed")
     }
 }
 

@@ -68,7 +68,8 @@ struct DatabaseFileTests {
         let path = folder + "/data/nexus.sqlite"
         let old = umask(0o022)
         defer { umask(old) }
-        let config = ServerConfig(host: "127.0.0.1", port: 0, databasePath: path, logLevel: .critical, bcryptCost: 4)
+        var config = ServerConfig(host: "127.0.0.1", port: 0, databasePath: path, logLevel: .critical, bcryptCost: 4)
+        config.dataFolder = folder + "/data"
         try await buildApplication(config).test(.router) { client in
             _ = try await API(client: client).register("alice@example.com")
             func mode(_ p: String) throws -> Int { (try FileManager.default.attributesOfItem(atPath: p)[.posixPermissions] as? Int) ?? -1 }

@@ -9,8 +9,10 @@ enum DownloadCommand {
             <conversation>/<seq> names the message, as `tail` and `history` show it (e.g. 12/345).
             The file is streamed from the server through SHA-256: it is written under a temporary
             name beside the destination, synced, checked, and only then given its name, so a
-            broken or wrong download leaves nothing behind. By default it is saved in the current
-            folder under the name the sender gave; an existing file is never replaced without
+            broken or wrong download leaves nothing behind (a part file that a killed download left
+            is removed by the next one, which starts over: the server sends a file only whole). By default it is saved in the current
+            folder under the name the sender gave, with each control, bidi or other invisible
+            character in it made `_` (the real name is said on stderr); an existing file is never replaced without
             --force. With `--out -` the bytes go to stdout, and a wrong hash is reported at the end
             (exit 1). A message with several files saves them all, unless --index picks one.
             Prints the path saved. Exit status: 0 saved; 1 exists, or the bytes did not match;
@@ -68,8 +70,11 @@ enum DownloadCommand {
                 if out == "-" {
                     try download.stream(into: 1)
                 } else {
-                    let path = out ?? a.name
-                    try download.save(to: path, force: force)
+                    let path = out ?? savedName(a.name, context)
+                    for leftover in try download.save(to: path, force: force) {
+                        context.output.note(
+                            "removed \(leftover.path) (\(LocalFile.humanSize(leftover.size))), left by a download that was stopped; the server sends a file only whole, so this one started over")
+                    }
                     saved.append(Saved(path: path, name: a.name, size: a.size, type: a.type, sha256: a.sha256))
                 }
             } catch {
@@ -85,6 +90,16 @@ enum DownloadCommand {
             for s in saved { context.output.line(TerminalText(s.path)) }
         }
         return .ok
+    }
+
+    /// The sender's name as a file name (`TerminalText.fileName`), said on stderr when it
+    /// differs, with the real name escaped as everywhere else.
+    static func savedName(_ name: String, _ context: CommandContext) -> String {
+        let safe = TerminalText.fileName(name)
+        if safe != name {
+            context.output.note("the file is named \(name), with characters that hide or reorder text; saved as \(safe)")
+        }
+        return safe
     }
 
     private static func failure(_ error: DownloadFailure, _ context: CommandContext) -> CLIError {

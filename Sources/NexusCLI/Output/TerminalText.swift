@@ -174,3 +174,27 @@ public struct TerminalText: Equatable, Sendable, ExpressibleByStringInterpolatio
         return String(repeating: "0", count: max(0, digits - s.count)) + s
     }
 }
+
+extension TerminalText {
+    /// A name from someone else made safe to save a file under: each character that
+    /// `escapeLine` would escape becomes `_`, so a bidi override can't make
+    /// `invoice<U+202E>fdp.exe` read as `invoiceexe.pdf` in a file manager, nor a control
+    /// character hide in a listing. Not the escape itself: its backslash would be doubled
+    /// whenever the name is printed, and the printed path would no longer be the file's.
+    public static func fileName(_ untrusted: String) -> String {
+        if !untrusted.unicodeScalars.contains(where: needsEscape) { return untrusted }
+        let scalars = Array(untrusted.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        while i < scalars.count {
+            if let run = tagRun(scalars, at: i) {
+                out.append(contentsOf: scalars[i..<run])
+                i = run
+                continue
+            }
+            out.append(needsEscape(scalars[i]) && !joinsVisibleText(scalars, at: i) ? "_" : scalars[i])
+            i += 1
+        }
+        return String(out)
+    }
+}

@@ -44,13 +44,17 @@ public struct Download {
     }
 
     /// Writes the attachment to `path`; an existing file is replaced only with `force`.
-    /// Nothing appears at `path` unless every byte arrived and the hash matched.
-    public func save(to path: String, force: Bool) throws(DownloadFailure) {
+    /// Nothing appears at `path` unless every byte arrived and the hash matched. Returns
+    /// the part files that killed downloads to `path` had left, which it removed.
+    @discardableResult
+    public func save(to path: String, force: Bool) throws(DownloadFailure) -> [Leftover] {
         if !force && FileSystem.exists(path) { throw .exists(path) }
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let tmp = (folder.isEmpty ? "" : folder + "/") + ".\(base).part-\(getpid())"
+        let prefix = (folder.isEmpty ? "" : folder + "/") + ".\(base).part-"
+        let leftovers = Self.removeLeftovers(in: folder.isEmpty ? "." : folder, prefix: ".\(base).part-", shownAs: prefix)
+        let tmp = prefix + "\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .store(StoreError.errno(tmp, "can't create")) }
         do throws(DownloadFailure) {
@@ -80,6 +84,31 @@ public struct Download {
             }
         }
         FileSystem.syncDirectory(of: path)
+        return leftovers
+    }
+
+    /// A part file of a download that was killed (kill -9, a power cut) before it could
+    /// remove it.
+    public struct Leftover: Equatable, Sendable {
+        public var path: String
+        public var size: Int64
+    }
+
+    /// Removes the `.NAME.part-PID` files whose process is gone. They are not resumed: the
+    /// server sends an attachment only whole (no Range requests), so the next download
+    /// starts over, and without this each kill would leave its bytes behind for good. A
+    /// part whose process still runs is another download under way, and is left to it.
+    static func removeLeftovers(in folder: String, prefix: String, shownAs shown: String) -> [Leftover] {
+        var removed: [Leftover] = []
+        for name in FileSystem.list(folder) where name.hasPrefix(prefix) {
+            guard let pid = pid_t(name.dropFirst(prefix.count)), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) == 0 || errno == EPERM { continue }
+            let path = shown + name.dropFirst(prefix.count)
+            var st = stat()
+            guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, unlink(path) == 0 else { continue }
+            removed.append(Leftover(path: path, size: Int64(st.st_size)))
+        }
+        return removed
     }
 
     /// Writes the attachment to `fd` as it arrives; throws `mismatch` at the end when the

@@ -25,6 +25,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         var context = context
         let caller = try await services.authenticate(request)
         context.identity = caller
+        context.accessNote?.userId = caller.user.id
         var response = try await next(request, context)
         // On every answer, not only when it moved: a header costs nothing, and the client
         // then needs no request of its own to learn that its session was renewed.

@@ -8,7 +8,7 @@ import SQLiteNIO
 
 /// nexusd's SQLite files hold every message and every password and token hash, so only
 /// its own user may read them, whatever the umask it was started with: the folder is 700
-/// when nexusd makes it (or it is the default one), and the database with its -wal, -shm
+/// when it is the default one (the only one nexusd makes), and the database with its -wal, -shm
 /// and -journal files is 600. SQLite gives the files it creates the database file's mode,
 /// so creating that file 600 first covers them; existing ones are put right at start.
 enum DatabaseFiles {
@@ -20,10 +20,15 @@ enum DatabaseFiles {
             var isFolder: ObjCBool = false
             let existed = FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder)
             if !existed {
+                guard ownFolder else {
+                    throw DatabaseFailure(
+                        path: path,
+                        reason: "its folder \(folder) does not exist. Create it (mkdir -p \(folder), owned by nexusd's user alone) or give --db a file in a folder that exists")
+                }
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
-            if !existed || ownFolder { try restrict(folder, to: 0o700) }
+            if ownFolder { try restrict(folder, to: 0o700) }
         }
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DatabaseFailure(path: path, reason: "can't create or open it: \(String(cString: strerror(errno)))") }

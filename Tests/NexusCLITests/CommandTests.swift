@@ -44,8 +44,8 @@ struct CommandTests {
     }
 
     @Test func versionInTextAndJSON() {
-        #expect(run(["--version"]).1.out == "nexusctl \(NexusCLI.version)\n")
-        #expect(run(["--version", "--json"]).1.out == "{\"version\":\"\(NexusCLI.version)\"}\n")
+        #expect(run(["--version"]).1.out == "nexusctl \(BuildInfo.versionAndCommit)\n")
+        #expect(run(["--version", "--json"]).1.out == "{\"commit\":\"\(BuildInfo.commit)\",\"version\":\"\(NexusCLI.version)\"}\n")
     }
 
     @Test func exitCodesTopic() {

@@ -7,13 +7,15 @@ enum ConvosCommand {
         details: """
             Each row: the name (the other person's, or the group's; ● when they are online), when the
             last message came ("Just now", "5m", "2h", "Yesterday", "Mon", "12/24"), how many messages
-            you have not read, and the last message (with "You: " when it was yours, and ✓✓ once it
-            has been read). When the server can't be reached, lists them from the local cache and
-            says so. With --json: {"conversations": [...], "users": [...], "offline": bool}.
+            you have not read, and the last message ("You: " when it was yours, the sender's name in a
+            group, "Alice: …", and ✓✓ once it has been read). On a terminal each row fits its
+            width: the last message gets what is left, at most 60 characters. When the server
+            can't be reached, lists them from the local cache and says so. With --json:
+            {"conversations": [...], "users": [...], "offline": bool}.
 
             With -f (follow) it keeps running and shows every change: a new message, an unread
-            count, someone typing, someone coming online or going offline. On a terminal it redraws
-            the list in place; printed to a pipe or a file it prints the whole list again after each
+            count, someone typing (until it runs out, 3 s, or their message arrives), someone
+            coming online or going offline. On a terminal it redraws the list in place; printed to a pipe or a file it prints the whole list again after each
             change, with a blank line between; with --json it prints NDJSON: at the start one line
             per conversation ("type": "conversation", the fields above) and one per contact who
             is online ("type": "presence"), then one line per change: "conversation" (the row as

@@ -20,6 +20,11 @@ final class FaultProxy: @unchecked Sendable {
     private var holdNext = false
     private var held: [UInt8]?
     private let gate = DispatchSemaphore(value: 0)
+    private var isCut = false
+    private var open: [Int: Int32] = [:]
+    private var opened = 0
+    /// Connections turned away while cut, as the client tried again.
+    private(set) var refused = 0
 
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -73,6 +78,27 @@ final class FaultProxy: @unchecked Sendable {
 
     func release() { gate.signal() }
 
+    /// The network goes away: the connections through the proxy are cut, and each new one
+    /// is closed as soon as it comes, until `restore()`.
+    func cut() {
+        lock.lock()
+        defer { lock.unlock() }
+        isCut = true
+        for fd in open.values { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    func restore() {
+        lock.lock()
+        defer { lock.unlock() }
+        isCut = false
+    }
+
+    var refusedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return refused
+    }
+
     private func acceptLoop() {
         while true {
             let client = accept(listener, nil, nil)
@@ -83,6 +109,14 @@ final class FaultProxy: @unchecked Sendable {
     }
 
     private func serve(_ client: Int32) {
+        lock.lock()
+        let turnedAway = isCut
+        opened += 1
+        let token = opened
+        if turnedAway { refused += 1 } else { open[token] = client }
+        lock.unlock()
+        if turnedAway { close(client); return }
+        defer { lock.withLock { _ = open.removeValue(forKey: token) } }
         // Read one request head (and its body) to decide.
         var request = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)

@@ -7,13 +7,15 @@ enum ConvosCommand {
         details: """
             Each row: the name (the other person's, or the group's; ● when they are online), when the
             last message came ("Just now", "5m", "2h", "Yesterday", "Mon", "12/24"), how many messages
-            you have not read, and the last message (with "You: " when it was yours, and ✓✓ once it
-            has been read). When the server can't be reached, lists them from the local cache and
-            says so. With --json: {"conversations": [...], "users": [...], "offline": bool}.
+            you have not read, and the last message ("You: " when it was yours, the sender's name in a
+            group, "Alice: …", and ✓✓ once it has been read). On a terminal each row fits its
+            width: the last message gets what is left, at most 60 characters. When the server
+            can't be reached, lists them from the local cache and says so. With --json:
+            {"conversations": [...], "users": [...], "offline": bool}.
 
             With -f (follow) it keeps running and shows every change: a new message, an unread
-            count, someone typing, someone coming online or going offline. On a terminal it redraws
-            the list in place; printed to a pipe or a file it prints the whole list again after each
+            count, someone typing (until it runs out, 3 s, or their message arrives), someone
+            coming online or going offline. On a terminal it redraws the list in place; printed to a pipe or a file it prints the whole list again after each
             change, with a blank line between; with --json it prints NDJSON: at the start one line
             per conversation ("type": "conversation", the fields above) and one per contact who
             is online ("type": "presence"), then one line per change: "conversation" (the row as
@@ -67,26 +69,49 @@ enum ConvosCommand {
     }
 
     /// The list as a table: ID, name (● when online), when, unread count, last message.
+    /// The last message gets what the terminal's width leaves of the row, at most 60
+    /// characters (as the product documents cut it), so no row wraps; in a group it
+    /// names who wrote it ("Alice: …"), and "You: " for your own everywhere.
     static func printTable(_ shown: [ConversationSummary], me: Int64, people: [Int64: User], offline: Bool, output: Output) {
         let now = Timestamp.now()
+        let header: [TerminalText] = ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"]
         var rows: [[TerminalText]] = []
         rows.reserveCapacity(shown.count)
         for c in shown {
             let other = c.kind == .direct ? c.memberIds.first { $0 != me }.flatMap { people[$0] } : nil
             let mark = other?.online == true && !offline ? output.paint("●", .green) + " " : "  "
-            var last: TerminalText = ""
-            if let m = c.lastMessage {
-                // A sent text is never blank, so an empty one is a tombstone (the cached list keeps no deletedAt).
-                let deleted = m.deletedAt != nil || m.text.isEmpty
-                last = (m.senderId == me ? "You: " : "") + (deleted ? output.paint(TerminalText(MessageDecor.deletedText), .dim) : preview(AttachmentText.body(m), limit: 60))
-                if m.senderId == me, c.lastMessageReadByAll { last += " ✓✓" }
-            }
             // Numbers and our own times have nothing to escape: taken as they are.
             let unread = c.unreadCount > 0 ? output.paint(TerminalText(stringLiteral: String(c.unreadCount)), .bold) : ""
             rows.append([TerminalText(stringLiteral: String(c.id)), mark + TerminalText(c.title(viewer: me, users: people)),
-                         TerminalText(stringLiteral: SmartTime.short(c.updatedAt, now: now)), unread, last])
+                         TerminalText(stringLiteral: SmartTime.short(c.updatedAt, now: now)), unread])
         }
-        output.table(rows, header: ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"])
+        // What the first four columns take, with the table's two spaces after each; measured
+        // only for a terminal (ten thousand rows to a pipe are not measured twice).
+        let room = output.terminal.columns.map { width in
+            width - (0..<4).reduce(0) { sum, i in sum + 2 + rows.reduce(displayWidth(header[i].rendered)) { max($0, displayWidth($1[i].rendered)) } }
+        } ?? previewLimit
+        for (i, c) in shown.enumerated() { rows[i].append(lastMessage(c, me: me, people: people, room: room, output: output)) }
+        output.table(rows, header: header)
+    }
+
+    /// At most this many characters of the last message, whatever the width.
+    static let previewLimit = 60
+
+    /// "Alice: who's in for ramen?", "You: see you there ✓✓", cut to fit `room` columns.
+    private static func lastMessage(_ c: ConversationSummary, me: Int64, people: [Int64: User], room: Int, output: Output) -> TerminalText {
+        guard let m = c.lastMessage else { return "" }
+        let sender = m.senderId == me ? "You" : c.kind == .group ? people[m.senderId]?.shownName : nil
+        var last: TerminalText = sender.map { TerminalText($0) + ": " } ?? ""
+        let read = m.senderId == me && c.lastMessageReadByAll
+        let limit = min(previewLimit, room - displayWidth(last.rendered) - (read ? displayWidth(" ✓✓") : 0))
+        // A sent text is never blank, so an empty one is a tombstone (the cached list keeps no deletedAt).
+        if m.deletedAt != nil || m.text.isEmpty {
+            last += output.paint(TerminalText(MessageDecor.deletedText), .dim)
+        } else if limit > 0 {
+            last += preview(AttachmentText.body(m), limit: limit)
+        }
+        if read { last += " ✓✓" }
+        return last
     }
 
     /// Most recent first; then --search (names and last message, any case) and --unread.

@@ -9,7 +9,7 @@ final class ConvosFollow: FeedConsumer {
     /// The rows last shown, by conversation, and who was online then: what a change is measured against.
     private var shown: [Int64: ConversationSummary] = [:]
     private var shownOnline: Set<Int64> = []
-    private var typing: [Typing] = []
+    private var typing: TypingBoard
     private var people: [Int64: User] = [:]
     private var moved = false
 
@@ -17,6 +17,7 @@ final class ConvosFollow: FeedConsumer {
         self.context = context
         self.me = me
         self.limit = limit
+        self.typing = TypingBoard(me: me)
     }
 
     func run() throws(CLIError) -> ExitCode {
@@ -37,17 +38,15 @@ final class ConvosFollow: FeedConsumer {
     }
 
     func begin(_ batch: SyncResponse, live: Bool) {
-        let now = Timestamp.now()
-        let active = (batch.typing ?? []).filter { $0.userId != me && $0.until > now }
-        let fresh = active.filter { !typing.contains($0) }
-        typing = active
-        guard !fresh.isEmpty else { return }
+        let (fresh, changed) = typing.take(batch)
         if context.output.json {
             for t in fresh { context.output.record(TypingLine(typing: t, user: people[t.userId]?.email)) }
-        } else {
+        } else if changed {
             moved = true
         }
     }
+
+    func nextExpiry() -> Timestamp? { typing.nextExpiry }
 
     func prepare(_ event: SyncEvent, live: Bool) {}
 
@@ -78,6 +77,7 @@ final class ConvosFollow: FeedConsumer {
         case .reconnected(let server): context.output.note("Reconnected to \(server).")
         case .cacheProblem(let problem): context.output.warn("\(problem)")
         case .historyChanged, .damagedPositionReplaced: show()
+        case .resuming: break
         }
     }
 
@@ -99,7 +99,7 @@ final class ConvosFollow: FeedConsumer {
             // Home and clear, then the list: redrawn in place.
             context.terminal.writeOut("\u{1B}[H\u{1B}[2J")
             ConvosCommand.printTable(rows, me: me, people: people, offline: fetched.offlineReason != nil, output: output)
-            for t in typing {
+            for t in typing.active {
                 let name = people[t.userId]?.shownName ?? "user \(t.userId)"
                 output.line(output.paint(TerminalText("#\(t.conversationId) \(name) is typing…"), .dim))
             }

@@ -15,8 +15,9 @@ enum TailCommand {
             Alice edited 12/345: deploy 100%", "… Bob reacted 👍 to 12/345".
 
             With -f the position is saved in the profile after every line, so a restarted
-            `tail -f` resumes where the last one stopped. Stopped by Ctrl-C, SIGTERM or SIGHUP it
-            repeats nothing; killed with SIGKILL (or by a crash) it may print the one line it
+            `tail -f` resumes where the last one stopped; on a terminal it says so on stderr,
+            naming the last message the other printed: "following, from 12/345". Stopped by
+            Ctrl-C, SIGTERM or SIGHUP it repeats nothing; killed with SIGKILL (or by a crash) it may print the one line it
             was writing again. Every JSON line carries conversationId and seq, so a program can
             drop such a repeat. --cursor NAME keeps a position of its own under NAME (the default
             is one unnamed position per conversation followed, and one for all): two `tail -f`
@@ -25,7 +26,14 @@ enum TailCommand {
             damaged one is an error naming its file). If the server's database was restored or
             reset, so the position is no longer in its history, the tail warns and starts again
             from the newest N messages; some may repeat, and seqs may be reused. Connection
-            losses and server restarts are retried until interrupted.
+            losses and server restarts are retried until interrupted, the wait between tries
+            doubling up to 2.5 s, so the tail is back within about 3 s of the server's return.
+            Someone it doesn't know yet (a hook's bot that joined after it started) is looked up
+            once and named from then on.
+
+            On a terminal, who is typing shows on the last line, "Bob is typing…", rewritten in
+            place: it ends when it runs out (3 s) or when Bob's message arrives, which takes its
+            place, so it never stays in the scrollback.
 
             While `tail -f` runs you count as online for the others; when it ends you go offline:
             at once when it is stopped by Ctrl-C, SIGTERM or SIGHUP, within about 5 s when it is

@@ -6,18 +6,25 @@ final class TailFeed: FeedConsumer {
     let printer: MessagePrinter
     let options: FeedFollower.Options
     let context: CommandContext
+    private var typing: TypingBoard
 
     init(printer: MessagePrinter, hook: Hook?, options: FeedFollower.Options, context: CommandContext) {
         self.printer = printer
         self.options = options
         self.context = context
+        self.typing = TypingBoard(me: printer.me.id)
         printer.hook = hook
     }
 
     func begin(_ batch: SyncResponse, live: Bool) {
-        printer.show(typing: batch.typing ?? [])
         printer.begin(batch.events)
+        printer.learnStrangers(in: batch)
+        // Before the batch's lines: a message that ends someone's typing takes its place.
+        let (fresh, changed) = typing.take(batch)
+        if changed { printer.show(typing: typing.active, fresh: fresh) }
     }
+
+    func nextExpiry() -> Timestamp? { typing.nextExpiry }
 
     func prepare(_ event: SyncEvent, live: Bool) {
         // Hooks run for what arrives while following, not for the backlog printed first.
@@ -48,6 +55,9 @@ final class TailFeed: FeedConsumer {
             output.offline("can't reach \(server); showing cached messages" + (options.follow ? ", then waiting for the server" : ""))
         case .retrying(let error):
             output.warn("\(error); retrying until the server is back")
+        case .resuming(let after):
+            // A resumed tail prints nothing until something new comes: on a terminal, say so.
+            if context.terminal.errorIsTerminal { output.note("following, from \(after.map { "\($0)" } ?? "where the last `tail -f` stopped")") }
         case .reconnected(let server):
             output.note("Reconnected to \(server).")
             // The connection is back: deliver what was queued while it was gone.

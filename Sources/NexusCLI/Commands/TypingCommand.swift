@@ -6,8 +6,8 @@ enum TypingCommand {
         usage: ["<conversation>"],
         details: """
             \(Conversations.argumentHelp)
-            A running `nexusctl tail -f` of theirs shows "<you> is typing…" when it writes to a terminal;
-            written to a pipe or a file its text leaves typing out (a script reading messages would
+            A running `nexusctl tail -f` of theirs shows "<you> is typing…" when it writes to a
+            terminal, until it runs out or your message arrives; written to a pipe or a file its text leaves typing out (a script reading messages would
             have to skip it), and `tail -f --json` carries it as a "typing" record. Says what it did on
             stderr unless --quiet.
             """,

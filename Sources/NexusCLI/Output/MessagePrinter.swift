@@ -10,7 +10,8 @@ final class MessagePrinter {
     var showReceipts = false
     var people: [Int64: User] = [:]
     private var printedSeq: [Int64: Int64] = [:]
-    private var shownTyping = Set<Typing>()
+    /// People looked up once because the feed named them before any conversation did.
+    var lookedUp = Set<Int64>()
     let book: ReceiptBook
     private let reporter: ReceiptReporter
 
@@ -83,17 +84,18 @@ final class MessagePrinter {
         }
     }
 
-    /// "bob is typing…" on a terminal, and a typing record in JSON; once per announcement.
-    func show(typing: [Typing]) {
-        for t in typing where t.userId != me.id && shownTyping.insert(t).inserted {
-            let who = people[t.userId]
-            if context.output.json {
-                context.output.record(TypingLine(typing: t, user: who?.email))
-            } else if context.terminal.outputIsTerminal {
-                let name = who?.shownName ?? "user \(t.userId)"
-                context.output.line(context.output.paint("\(showConversation ? "#\(t.conversationId) " : "")\(name) is typing…", .dim))
-            }
+    /// Who is typing: on a terminal the status line, "Carol is typing…", rewritten in place
+    /// as it changes; in JSON a typing record per announcement; nothing to a pipe.
+    func show(typing active: [Typing], fresh: [Typing]) {
+        let output = context.output
+        if output.json {
+            for t in fresh { output.record(TypingLine(typing: t, user: people[t.userId]?.email)) }
+            return
         }
+        let shown = active.map { t in
+            TerminalText(showConversation ? "#\(t.conversationId) " : "") + TerminalText(people[t.userId]?.shownName ?? "user \(t.userId)") + " is typing…"
+        }
+        output.status(shown.isEmpty ? nil : output.paint(shown.dropFirst().reduce(shown[0]) { $0 + "  " + $1 }, .dim))
     }
 
     /// Who `userId` is, as far as the feed has told.

@@ -24,12 +24,28 @@ public final class Output {
         self.fields = fields
     }
 
-    /// A line of text output on stdout (not used with --json).
-    public func line(_ text: TerminalText = "") { terminal.writeOut(text.rendered + "\n") }
+    /// A line of text output on stdout (not used with --json), above the status line if one is shown.
+    public func line(_ text: TerminalText = "") {
+        guard let status = statusLine else { return terminal.writeOut(text.rendered + "\n") }
+        terminal.writeOut(Self.eraseLine + text.rendered + "\n" + status)
+    }
+
+    /// The status line's text, as written (nil: none is shown).
+    private var statusLine: String?
+    private static let eraseLine = "\r\u{1B}[2K"
+
+    /// On a terminal, the last line shows what holds only for now (who is typing): it is
+    /// rewritten in place, other lines go above it, and nil takes it away, so it never
+    /// stays in the scrollback. Elsewhere it shows nothing.
+    public func status(_ text: TerminalText?) {
+        guard terminal.outputIsTerminal, text?.rendered != statusLine else { return }
+        terminal.writeOut(Self.eraseLine + (text?.rendered ?? ""))
+        statusLine = text?.rendered
+    }
 
     /// Information for people on stderr, such as "Logged in as …"; silenced by --quiet.
     public func note(_ text: TerminalText) {
-        if !quiet { terminal.writeErr(text.rendered + "\n") }
+        if !quiet { writeErr(text) }
     }
 
     public func warn(_ text: TerminalText) { writeErr("\(paint("warning:", .yellow)) \(text)") }
@@ -47,7 +63,13 @@ public final class Output {
         if let hint = error.hint { writeErr(error.verbatim ? "hint: \(TerminalText(stringLiteral: hint))" : "hint: \(hint)") }
     }
 
-    private func writeErr(_ line: TerminalText) { terminal.writeErr(line.rendered + "\n") }
+    private func writeErr(_ line: TerminalText) {
+        // On the same terminal, the status line makes way and comes back below.
+        guard let status = statusLine, terminal.errorIsTerminal else { return terminal.writeErr(line.rendered + "\n") }
+        terminal.writeOut(Self.eraseLine)
+        terminal.writeErr(line.rendered + "\n")
+        terminal.writeOut(status)
+    }
 
     /// One JSON document on stdout. With --fields, only those fields are kept: of the
     /// document, of each element of a list, or of each element of the list under

@@ -14,6 +14,8 @@ public protocol Terminal: AnyObject {
     var inputIsTerminal: Bool { get }
     var outputIsTerminal: Bool { get }
     var errorIsTerminal: Bool { get }
+    /// The width of the terminal stdout goes to; nil when it is no terminal.
+    var columns: Int? { get }
 }
 
 public final class SystemTerminal: Terminal {
@@ -110,6 +112,12 @@ public final class SystemTerminal: Terminal {
     public var inputIsTerminal: Bool { isatty(0) == 1 }
     public var outputIsTerminal: Bool { isatty(1) == 1 }
     public var errorIsTerminal: Bool { isatty(2) == 1 }
+
+    public var columns: Int? {
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 }
 
 /// Captures output and serves canned input, for in-process tests.
@@ -121,6 +129,7 @@ public final class CapturedTerminal: Terminal {
     public var inputIsTerminal = false
     public var outputIsTerminal = false
     public var errorIsTerminal = false
+    public var columns: Int?
 
     public init(input: String = "", secret: String? = nil) {
         self.input = Array(input.utf8)

@@ -22,12 +22,16 @@ public protocol FeedConsumer: AnyObject {
     func presence(_ states: [PresenceState], initial: Bool)
     /// Asked before each request; false ends `run` (tests; nexusctl runs until killed).
     func keepFollowing() -> Bool
+    /// When what is shown changes by itself (someone's typing runs out): the next poll
+    /// answers by then, so the consumer can take it off. Nil: nothing expires.
+    func nextExpiry() -> Timestamp?
 }
 
 extension FeedConsumer {
     public func keepFollowing() -> Bool { true }
     public func showCached(_ messages: [Message]) {}
     public func presence(_ states: [PresenceState], initial: Bool) {}
+    public func nextExpiry() -> Timestamp? { nil }
 }
 
 /// What a person should be told; the follower goes on after each.
@@ -38,6 +42,9 @@ public enum FeedNotice: Equatable {
     /// A request failed in a way that passes; retrying until the server is back.
     case retrying(APIError)
     case reconnected(server: String)
+    /// Following from a saved position, after the message it names (nil: the position
+    /// was saved by an older nexusctl, or after no message).
+    case resuming(after: MessageReference?)
     /// The server doesn't know the position (its database was restored or reset): the
     /// follower starts again from its newest `lines` messages.
     case historyChanged(lines: Int)
@@ -66,7 +73,8 @@ public final class FeedFollower {
         public var presence = false
         public var waitSeconds = 25
         public var firstBackoffMs: UInt32 = 200
-        public var maxBackoffMs: UInt32 = 5000
+        /// Capped so a follower is back within about 3 s of the network's return, however long it was gone.
+        public var maxBackoffMs: UInt32 = 2500
 
         public init(conversationId: Int64?, lines: Int, startFromNewest: Bool, follow: Bool) {
             self.conversationId = conversationId
@@ -107,6 +115,7 @@ public final class FeedFollower {
         if options.follow {
             TerminationGuard.install()
             cursor = try savedPosition()
+            if cursor != nil { consumer.notice(.resuming(after: position?.lastMessage)) }
         }
         if cursor == nil && !offline {
             var recent: SyncResponse?
@@ -154,7 +163,7 @@ public final class FeedFollower {
                 if let after = cursor {
                     // While offline, probe without waiting, so the reconnection is noticed at once.
                     batch = try source.sync(
-                        from: after, last: nil, conversationId: options.conversationId, waitSeconds: offline ? 0 : options.waitSeconds,
+                        from: after, last: nil, conversationId: options.conversationId, waitSeconds: offline ? 0 : waitSeconds(),
                         presence: presenceDigest)
                 } else {
                     // No position yet (started offline, or the server's history changed):
@@ -186,6 +195,13 @@ public final class FeedFollower {
         }
     }
 
+    /// The long poll's wait, cut short to answer by the consumer's next expiry.
+    private func waitSeconds() -> Int {
+        guard let expiry = consumer.nextExpiry() else { return options.waitSeconds }
+        let ms = expiry.milliseconds - Timestamp.now().milliseconds
+        return Int(max(1, min(Int64(options.waitSeconds), (ms + 999) / 1000)))
+    }
+
     private func reconnected(_ offline: inout Bool) {
         offline = false
         consumer.notice(.reconnected(server: source.serverName))
@@ -199,6 +215,7 @@ public final class FeedFollower {
         for (i, event) in batch.events.enumerated() {
             consumer.prepare(event, live: live)
             let after = FeedCursor(after: event)
+            if event.type == .message, event.change == nil, let m = event.message { position?.lastMessage = m.reference }
             // The batch's last position goes to disk for good; the others need only survive a kill.
             let durable = i == batch.events.count - 1 && after == batch.position
             try TerminationGuard.held { () throws(FeedError) in

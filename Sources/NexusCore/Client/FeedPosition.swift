@@ -6,6 +6,9 @@ import LibC
 public final class FeedPosition {
     public let path: String
     private let lock: FileLock
+    /// The last message written before the position, saved beside it, so a restarted
+    /// follower can say where it resumes.
+    public var lastMessage: MessageReference?
 
     public enum OpenError: Error {
         /// Another follower holds this position.
@@ -42,7 +45,11 @@ public final class FeedPosition {
     /// damage, reported with its path, never read as "start over".
     public func load() throws(StoreError) -> FeedCursor? {
         guard let bytes = try FileSystem.readFile(path) else { return nil }
-        guard let cursor = FeedCursor(parsing: String(decoding: bytes, as: UTF8.self)) else {
+        let text = String(decoding: bytes, as: UTF8.self)
+        // "ID CHECK 3/127": the reference comes last, after the check (absent in older files).
+        let words = FeedCursor.words(text)
+        lastMessage = words.count == 3 ? MessageReference(String(words[2])) : nil
+        guard let cursor = FeedCursor(parsing: text) else {
             throw StoreError(
                 path: path,
                 reason: "is damaged (it holds no feed position); give -n N to start again from the newest N messages, which replaces it")
@@ -53,12 +60,13 @@ public final class FeedPosition {
     /// Written in place, one fixed-width record at offset 0 with one `pwrite`, because it
     /// is written after every line: replacing the file by rename made ext4 write its blocks
     /// out each time (about 1 ms a line). A kill can't tear one write, so it leaves the old
-    /// position or the new one; the record stays the plain "ID CHECK" text, padded with
-    /// spaces, so older files read as before. `durable` adds the fdatasync that also
-    /// survives a machine crash; a process kill needs none.
+    /// position or the new one; the record stays plain text, "ID CHECK" and then the last
+    /// message's reference when there is one, padded with spaces, so older files read as
+    /// before. `durable` adds the fdatasync that also survives a machine crash; a process
+    /// kill needs none.
     public func save(_ cursor: FeedCursor, durable: Bool) throws(StoreError) {
         if fd < 0 { try openForWriting(durable: durable) }
-        var record = Array("\(cursor)".utf8)
+        var record = Array(("\(cursor)" + (cursor.check != nil ? lastMessage.map { " \($0)" } ?? "" : "")).utf8)
         guard record.count < Self.recordWidth else { throw StoreError(path: path, reason: "can't hold a position this long") }
         record += [UInt8](repeating: UInt8(ascii: " "), count: Self.recordWidth - 1 - record.count) + [UInt8(ascii: "\n")]
         let written = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
@@ -66,8 +74,8 @@ public final class FeedPosition {
         if durable && fdatasync(fd) != 0 { throw .errno(path, "can't sync") }
     }
 
-    /// Wide enough for any id and check (FeedCheck allows 64 characters).
-    static let recordWidth = 96
+    /// Wide enough for any id, check (FeedCheck allows 64 characters) and reference.
+    static let recordWidth = 128
     private var fd: Int32 = -1
 
     private func openForWriting(durable: Bool) throws(StoreError) {

@@ -25,9 +25,15 @@ public struct FeedCursor: Hashable, Sendable, CustomStringConvertible {
     /// "ID" or "ID CHECK", the form a saved position takes on disk.
     public var description: String { check.map { "\(id) \($0)" } ?? "\(id)" }
 
+    static func words(_ text: String) -> [Substring] {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+    }
+
     /// Reads the on-disk form back; nil when it isn't one (a damaged file).
     public init?(parsing text: String) {
-        let parts = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+        var parts = Self.words(text)
+        // A saved position may name the last message after the check (FeedPosition).
+        if parts.count == 3, MessageReference(String(parts[2])) != nil { parts.removeLast() }
         guard (1...2).contains(parts.count), parts[0].allSatisfy(\.isASCII), let id = Int64(parts[0]), id >= 0 else { return nil }
         if parts.count == 2 {
             guard FeedCheck.isWellFormed(String(parts[1])) else { return nil }

@@ -1,0 +1,79 @@
+import Foundation
+
+/// nexusctl on a real terminal of a given size: a tmux server of its own (its own socket,
+/// no config), so a test reads the screen, and what scrolled off it, as a person sees them.
+/// When the command ends the pane says "[exit N]" and stays, so its last screen can be read.
+final class TerminalSession {
+    private let socket: String
+    private let user: User
+    private let server: Process
+
+    init(_ user: User, _ args: [String], width: Int = 100, height: Int = 30) throws {
+        self.user = user
+        socket = try makeTempDir("tty") + "/tmux"
+        let command = ([Binaries.nexusctl] + args).map(Self.quoted).joined(separator: " ")
+        // A server in the foreground, a child like nexusd: one a client started would keep
+        // the client's descriptors, and so the client would never be seen to end.
+        server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["tmux", "-S", socket, "-f", "/dev/null", "-D"]
+        server.environment = user.environment
+        try launch(server) {
+            server.standardOutput = FileHandle.nullDevice
+            server.standardError = FileHandle.nullDevice
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        // The shell outlives a Ctrl-C to say how the command ended (a caught signal is the
+        // default again in the command, so it still gets the Ctrl-C).
+        let shell = "trap : INT; " + command + "; echo \"[exit $?]\"; exec sleep 3600"
+        try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "sh -c \(Self.quoted(shell))"])
+    }
+
+    /// The screen as it is now, one string a row, trailing spaces dropped.
+    var screen: [String] { (try? tmux(["capture-pane", "-p"]))?.lines ?? [] }
+
+    /// Every row written so far: the scrollback, then the screen.
+    var everything: [String] { (try? tmux(["capture-pane", "-p", "-S", "-"]))?.lines ?? [] }
+
+    /// Waits (looking every 50 ms) until `condition` holds for the screen; false on timeout.
+    func wait(timeout: Double = 15, until condition: ([String]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(screen) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return condition(screen)
+    }
+
+    /// Waits until the command has ended; its exit code, nil on timeout.
+    func exitCode(timeout: Double = 15) -> Int32? {
+        var code: Int32?
+        _ = wait(timeout: timeout) { rows in
+            // After the "^C" a terminal echoes, if any.
+            code = rows.lazy.compactMap { row in row.range(of: "[exit ").flatMap { Int32(row[$0.upperBound...].dropLast()) } }.first
+            return code != nil
+        }
+        return code
+    }
+
+    /// Ctrl-C, as a person at the terminal ends a `tail -f`.
+    func interrupt() { _ = try? tmux(["send-keys", "C-c"]) }
+
+    func close() {
+        guard server.isRunning else { return }
+        _ = try? tmux(["kill-server"])
+        if !ends(server, within: 10) { server.terminate() }
+    }
+
+    deinit { close() }
+
+    @discardableResult
+    private func tmux(_ args: [String]) throws -> Result {
+        let r = try runTool("tmux", ["-S", socket] + args)
+        guard r.code == 0 else { throw HarnessError("tmux \(args.first ?? "") failed: \(r.err)") }
+        return r
+    }
+
+    private static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+}

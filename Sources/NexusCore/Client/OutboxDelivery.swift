@@ -46,6 +46,9 @@ public struct DeliveryReport: Sendable {
     public var unchanged: [String: String] = [:]
     /// The localIds dropped (`queue drop`, by another process) before they went: never sent.
     public var dropped: Set<String> = []
+    /// Queued messages another account wrote: they stay queued until a delivery with its
+    /// credentials sends them (OutboxAuthor).
+    public var otherAuthors: [OutboxEntry] = []
 
     public init() {}
 

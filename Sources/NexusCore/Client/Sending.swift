@@ -50,6 +50,10 @@ public struct Sending {
 
     public static let defaultRetryLimitSeconds: Int64 = 86_400
 
+    /// The user id of the profile's saved session: messages queued by an older nexusctl,
+    /// which recorded no author, are its (see OutboxAuthor).
+    public var profileOwner: Int64?
+
     /// Takes the API already made, so that every check of the command line (the server
     /// addresses among them) has passed before anything is queued.
     public init(profile: Profile, api: any SendingAPI) {
@@ -97,7 +101,7 @@ public struct Sending {
         let contents = try outbox.read()
         var outcome = Outcome(damaged: contents.damaged, ran: true)
         let start = now()
-        var entries = contents.entries
+        var entries = try ownEntries(contents.entries, &outcome.report)
         let mine: Set<String>? = if case .conversationsOf(let ids) = scope { ids } else { nil }
         // Only messages queued up to the last of ours can come before ours.
         let horizon = mine.flatMap { ids in entries.lastIndex { ids.contains($0.localId) } } ?? entries.count - 1

@@ -3,7 +3,7 @@ import NexusCore
 enum QueueCommand {
     static let spec = CommandSpec(
         name: "queue", summary: "List the outbox: messages queued, being sent, or failed",
-        usage: ["[list]", "flush [--now]", "repair [--drop]", "drop <localId>... [--yes]"],
+        usage: ["[list]", "flush [--now]", "repair [--drop]", "drop <localId>... [--yes]", "drop --failed | --all [--yes]"],
         details: """
             Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.
             Listing needs no login: the outbox is a file of the profile. A failed message shows "-" as its next

@@ -105,7 +105,7 @@ public struct Sending {
         let mine: Set<String>? = if case .conversationsOf(let ids) = scope { ids } else { nil }
         // Only messages queued up to the last of ours can come before ours.
         let horizon = mine.flatMap { ids in entries.lastIndex { ids.contains($0.localId) } } ?? entries.count - 1
-        try resolveRecipients(&entries, upTo: horizon, &outcome.report)
+        try resolveRecipients(&entries, upTo: horizon, discardOnRefusal: mine ?? [], &outcome.report)
 
         var chosen: [OutboxEntry] = []
         if let mine {
@@ -133,7 +133,7 @@ public struct Sending {
         outcome.report.waiting += waiting
         let delivery = OutboxDelivery(
             outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload,
-            retryLimitSeconds: retryLimitSeconds, progress: UploadProgress(profile: profile))
+            retryLimitSeconds: retryLimitSeconds, progress: UploadProgress(profile: profile), discardOnRefusal: mine ?? [])
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
             // A delete takes the text off this device too: when sent records still carry it

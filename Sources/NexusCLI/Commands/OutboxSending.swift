@@ -94,6 +94,19 @@ enum OutboxSending {
         return nil
     }
 
+    /// The server refused the credentials before anything was sent (resolving an email,
+    /// say): that is no connection trouble but a login's, exit 4. `what` stays queued.
+    static func throwIfCredentialsRefused(_ report: DeliveryReport, _ context: CommandContext, what: String) throws(CLIError) {
+        guard report.authRefused else { return }
+        let fix = "\(what.prefix(1).uppercased() + what.dropFirst()) stays queued; `nexusctl queue flush` sends it once the credentials are accepted."
+        guard context.usesAccessToken, let cause = report.authError else {
+            throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`. " + fix)
+        }
+        var error = context.failure(cause)
+        error.hint = (error.hint.map { $0 + " " } ?? "") + fix
+        throw error
+    }
+
     static func failureCode(_ entry: OutboxEntry, _ report: DeliveryReport) -> ExitCode {
         if report.authRefused { return .auth }
         if report.notFound.contains(entry.localId) { return .notFound }

@@ -113,6 +113,7 @@ enum SendCommand {
         if let dropped = views.first(where: { $0.status == .dropped }) {
             throw CLIError(.failure, "message \(dropped.localId) was dropped with `nexusctl queue drop` before it was sent")
         }
+        try OutboxSending.throwIfCredentialsRefused(report, context, what: "the message")
         if views.contains(where: { $0.status == .queued }) {
             output.warn("\(report.stopReason ?? DeliveryText.network)")
             output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")

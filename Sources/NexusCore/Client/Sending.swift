@@ -76,7 +76,10 @@ public struct Sending {
 
     /// Delivers the queued messages of `scope`, oldest first, by the ordering rule. Not
     /// due yet (unless `ignoreBackoff`) holds a message back.
-    public func deliver(_ scope: Scope, ignoreBackoff: Bool, lock policy: LockPolicy) throws(StoreError) -> Outcome {
+    /// `own`: the messages of `scope` as their command queued them; one that another
+    /// delivery sent, and a rewrite took out of the file, while this one waited for the lock
+    /// is asked again, so the server's answer (the original) is its verdict.
+    public func deliver(_ scope: Scope, own: [OutboxEntry] = [], ignoreBackoff: Bool, lock policy: LockPolicy) throws(StoreError) -> Outcome {
         let lock: FileLock
         switch policy {
         case .skipIfBusy:
@@ -122,6 +125,7 @@ public struct Sending {
                     chosen.append(e)
                 }
             }
+            chosen += vanished(own, from: contents)
         } else {
             chosen = entries.filter { $0.status == .queued }
         }
@@ -150,6 +154,19 @@ public struct Sending {
             } catch { outcome.cacheProblems.append(.write(error)) }
         }
         return outcome
+    }
+
+    /// The messages of `own` gone from the file though never dropped: sent by another
+    /// delivery, and compacted away since. As sent, they are asked again, never held back.
+    func vanished(_ own: [OutboxEntry], from contents: Outbox.Contents) -> [OutboxEntry] {
+        let present = Set(contents.entries.map(\.localId))
+        let directs = profile.loadDirects()
+        return own.filter { !present.contains($0.localId) && contents.dropped[$0.localId] == nil }.map { e in
+            var e = e
+            e.status = .sent
+            if e.conversationId == nil, let to = e.to { e.conversationId = directs[to] }
+            return e
+        }.filter { $0.conversationId != nil }
     }
 
     /// What makes two messages one conversation: its id, or while that is not known, the

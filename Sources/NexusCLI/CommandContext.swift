@@ -169,6 +169,13 @@ public final class CommandContext {
         try? profile.saveSession(saved)
     }
 
+    /// Saves the attachment limit the server stated (the last one seen), so `send --file`
+    /// refuses a file too large before it queues it. Best effort, like the expiry.
+    func saveServerLimits() {
+        guard let stated = client?.maxAttachmentBytes else { return }
+        try? profile.saveMaxAttachment(stated)
+    }
+
     /// An integer option, checked against a range.
     public func intOption(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(CLIError) -> Int {
         guard let text = invocation.value(name) else { return fallback }

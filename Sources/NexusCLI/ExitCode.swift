@@ -29,7 +29,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .ok: return "success"
-        case .failure: return "failed (for send: the message failed and stays failed until `retry`)"
+        case .failure: return "failed (for send: refused at once, nothing is kept; refused at a later flush, it stays failed until `retry` or `queue drop`)"
         case .usage: return "usage error: the command line is wrong (nothing was queued)"
         case .notFound: return "not found: no such conversation, user or message"
         case .auth: return "authentication needed or refused, or the session expired: run `nexusctl login`"

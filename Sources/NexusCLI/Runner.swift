@@ -110,7 +110,10 @@ public enum NexusCLI {
                 output.warn("the argument '\(text)' has bytes that are not valid UTF-8; they were replaced with U+FFFD (\u{FFFD})")
             }
         }
-        defer { context.saveRenewedExpiry() }
+        defer {
+            context.saveRenewedExpiry()
+            context.saveServerLimits()
+        }
         do throws(CLIError) {
             if spec.requirements.contains(where: { $0 == .session }) {
                 if let token = environment["NEXUS_TOKEN"]?.trimmingSpaces(), !token.isEmpty {

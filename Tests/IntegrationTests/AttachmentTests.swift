@@ -209,9 +209,15 @@ struct AttachmentTests {
         defer { server.stop() }
         let dir = try makeTempDir("limit")
         let big = try makeFile(dir, name: "big.bin", mib: 2)
+        // The profile knows the limit from nexusd's answers: refused before it is queued.
         let r = try alice.run(["send", String(conversation), "--file", big])
-        #expect(r.code == 1, "\(r.err)")
+        #expect(r.code == 2, "\(r.err)")
         #expect(r.err.contains("at most 1048576 bytes"), "\(r.err)")
+        // A profile that never heard the limit meets the server's refusal.
+        try FileManager.default.removeItem(atPath: alice.home + "/default/max-attachment")
+        let unknown = try alice.run(["send", String(conversation), "--file", big])
+        #expect(unknown.code == 1, "\(unknown.err)")
+        #expect(unknown.err.contains("at most 1048576 bytes"), "\(unknown.err)")
 
         // A client that lies about the hash gets no acknowledgement of the last chunk.
         let api = try alice.api()

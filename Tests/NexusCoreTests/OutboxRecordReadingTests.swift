@@ -99,6 +99,7 @@ struct OutboxRecordReadingTests {
         #expect(Mirror(reflecting: OutboxRecord(op: .queued, localId: "", at: Self.at)).children.map(\.label) == [
             "op", "localId", "at", "conversationId", "to", "text", "messageId", "seq", "error", "nextAttemptAt", "attempts", "kind",
             "target", "emoji", "replyTo", "files", "emails",
+            "author", "authorEmail", "authorToken",
         ])
     }
 }

@@ -47,6 +47,7 @@ enum MessageChangeRun {
         if view.status == .dropped {
             throw CLIError(.failure, "the \(kind.rawValue) \(entry.localId) was dropped with `nexusctl queue drop` before it was sent")
         }
+        try OutboxSending.throwIfCredentialsRefused(report, context, what: "the \(kind.rawValue)")
         if view.status == .queued {
             output.warn("\(report.stopReason ?? DeliveryText.network)")
             output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")

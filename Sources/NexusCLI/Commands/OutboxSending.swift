@@ -9,6 +9,7 @@ enum OutboxSending {
         var sending = Sending(profile: context.profile, api: try context.api())
         sending.outbox.limit = context.config.queueLimit
         sending.retryLimitSeconds = context.config.retryLimitSeconds
+        (sending.outbox.author, sending.profileOwner) = authors(context)
         let terminal = context.terminal
         if terminal.errorIsTerminal && !context.output.quiet {
             let threshold = sending.maxItems
@@ -18,6 +19,24 @@ enum OutboxSending {
             }
         }
         return sending
+    }
+
+    /// The account this command acts as, and the profile's own (its saved session's), whose
+    /// are the messages an older nexusctl queued without an author.
+    static func authors(_ context: CommandContext) -> (me: OutboxAuthor?, owner: Int64?) {
+        guard let session = context.session else { return (nil, nil) }
+        guard context.tokenFromEnvironment else { return (OutboxAuthor(user: session.user), session.user.id) }
+        var me = OutboxAuthor(token: session.token)
+        if session.user.id != 0 { (me.userId, me.email) = (session.user.id, session.user.email) }
+        return (me, (try? context.profile.loadSession())?.user.id)
+    }
+
+    /// Says which queued messages were left for another account, and how they go.
+    static func noteOtherAuthors(_ report: DeliveryReport, _ context: CommandContext) {
+        let byAuthor = Dictionary(grouping: report.otherAuthors) { $0.author?.name ?? "the profile's account" }
+        for (name, entries) in byAuthor.sorted(by: { $0.key < $1.key }) {
+            context.output.note("\(entries.count) queued message(s) wait for \(name), who queued them: a `queue flush` with that account's credentials sends them (`nexusctl queue` lists them).")
+        }
     }
 
     /// Runs one delivery, and names what the cache could not keep and damaged records.
@@ -73,6 +92,19 @@ enum OutboxSending {
             return context.failure(.server(status: 403, code: "insufficient_scope", message: why, retryAfter: nil))
         }
         return nil
+    }
+
+    /// The server refused the credentials before anything was sent (resolving an email,
+    /// say): that is no connection trouble but a login's, exit 4. `what` stays queued.
+    static func throwIfCredentialsRefused(_ report: DeliveryReport, _ context: CommandContext, what: String) throws(CLIError) {
+        guard report.authRefused else { return }
+        let fix = "\(what.prefix(1).uppercased() + what.dropFirst()) stays queued; `nexusctl queue flush` sends it once the credentials are accepted."
+        guard context.usesAccessToken, let cause = report.authError else {
+            throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`. " + fix)
+        }
+        var error = context.failure(cause)
+        error.hint = (error.hint.map { $0 + " " } ?? "") + fix
+        throw error
     }
 
     static func failureCode(_ entry: OutboxEntry, _ report: DeliveryReport) -> ExitCode {

@@ -3,11 +3,13 @@ import NexusCore
 enum QueueCommand {
     static let spec = CommandSpec(
         name: "queue", summary: "List the outbox: messages queued, being sent, or failed",
-        usage: ["[list]", "flush [--now]", "repair [--drop]", "drop <localId>... [--yes]"],
+        usage: ["[list]", "flush [--now]", "repair [--drop]", "drop <localId>... [--yes]", "drop --failed | --all [--yes]"],
         details: """
             Messages that could not be sent wait in the outbox. `queue flush` delivers them; run it from cron.
             Listing needs no login: the outbox is a file of the profile. A failed message shows "-" as its next
-            attempt: it is not retried until `nexusctl retry`.
+            attempt: it is not retried until `nexusctl retry`. BY is the account that queued each message
+            (its email, or "the access token that queued it" for a $NEXUS_TOKEN offline; "-" for one an
+            older nexusctl queued: the profile's account's): only a delivery as that account sends it.
             """,
         subcommands: [
             CommandSpec(
@@ -23,6 +25,8 @@ enum QueueCommand {
                     Two flushes at once never send a message twice: the second waits for the first.
                     A line of the outbox that can't be read (a damaged record) is named on stderr, counted as
                     damaged, and kept; its message may never be sent until you look at it with `queue repair`.
+                    Only the messages this command's account queued go (a $NEXUS_TOKEN's, or the login's);
+                    another account's stay queued for it, and a note says for whom they wait.
                     It prints "sent N, queued N, failed N"; with --quiet only when something failed or is
                     damaged, so a crontab line mails nothing while all is well.
                     Exit status: 0 all sent; 75 some still queued (server unreachable or busy, or not due);
@@ -40,7 +44,7 @@ enum QueueCommand {
         run: list)
 
     static let entryFields = [
-        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text", "emails", "files",
+        "kind", "localId", "conversationId", "to", "ref", "emoji", "status", "attempts", "queuedAt", "nextAttemptAt", "lastError", "text", "emails", "files", "author",
     ]
 
     static func list(_ context: CommandContext) throws(CLIError) -> ExitCode {
@@ -63,9 +67,9 @@ enum QueueCommand {
                         : e.nextAttemptAt.map { $0 > now ? "in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" : "now" } ?? "now"
                     let error: TerminalText = e.lastError.map { "  (\($0))" } ?? ""
                     return ["\(e.localId)", "\(e.conversationId.map(String.init) ?? e.to ?? "?")", "\(e.status.rawValue)", "\(e.attempts)",
-                            "\(next)", what(e) + error]
+                            "\(next)", "\(e.author?.name ?? "-")", what(e) + error]
                 },
-                header: ["LOCAL ID", "TO", "STATUS", "TRIES", "NEXT", "TEXT"])
+                header: ["LOCAL ID", "TO", "STATUS", "TRIES", "NEXT", "BY", "TEXT"])
         }
         return .ok
     }
@@ -92,6 +96,7 @@ enum QueueCommand {
         if let reason = report.stopReason { output.warn("\(reason)") }
         if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
         if let refusal = OutboxSending.refusal(of: report.failed.first, report, context) { throw refusal }
+        OutboxSending.noteOtherAuthors(report, context)
         if !report.waiting.isEmpty && report.stopReason == nil {
             output.note("\(report.waiting.count) message(s) are waiting out their backoff; `queue flush --now` tries them at once.")
         }
@@ -140,6 +145,9 @@ enum QueueCommand {
         var emails: [String]?
         /// A send's files; absent when none.
         var files: [FileView]?
+        /// Who queued it, for whom it waits: only a delivery as this account sends it.
+        /// Absent for an entry of an older nexusctl (the profile's account's).
+        var author: OutboxAuthor?
 
         struct FileView: Encodable {
             var name: String
@@ -163,6 +171,7 @@ enum QueueCommand {
             nextAttemptAt = e.nextAttemptAt
             lastError = e.lastError
             text = e.text
+            author = e.author
             files = e.files.isEmpty ? nil : e.files.map {
                 FileView(name: $0.name, size: $0.size, sha256: $0.sha256, uploaded: progress.bytes($0.sha256))
             }

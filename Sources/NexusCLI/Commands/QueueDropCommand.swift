@@ -4,24 +4,29 @@ import NexusCore
 enum QueueDrop {
     static let spec = CommandSpec(
         name: "drop", summary: "Drop queued or failed messages: they are never sent",
-        usage: ["<localId>... [--yes]"],
+        usage: ["<localId>... [--yes]", "--failed [--yes]", "--all [--yes]"],
         details: """
             Takes messages out of the outbox (see their localIds with `nexusctl queue`): a dropped
             message is never sent, also not by a `queue flush`, `send` or `tail -f` of this profile
             already running in another process. A message such a delivery is sending at this very
             moment is waited for: if the server took it, it is reported as sent (too late to drop;
             `nexusctl delete` takes it back), otherwise it is dropped. On a terminal it asks first;
-            --yes drops without asking (needed when there is no terminal to ask on).
+            --yes drops without asking (needed when there is no terminal to ask on). --failed drops
+            every failed message, --all every message of the outbox (queued or failed). A localId
+            may be cut short to a prefix that only one message's starts with.
             Exit status: 0 all dropped; 1 some were already sent; 2 nothing to ask on and no --yes;
             3 a localId is not in the outbox (nothing was dropped).
             """,
-        options: [OptionSpec("yes", short: "y", help: "drop without asking")],
-        arguments: 1...Int.max,
+        options: [
+            OptionSpec("yes", short: "y", help: "drop without asking"),
+            OptionSpec("failed", help: "drop every failed message"),
+            OptionSpec("all", help: "drop every message in the outbox, queued or failed"),
+        ],
+        arguments: 0...Int.max,
         jsonFields: ["localId", "status", "ref", "maybeSent"],
         examples: [
             ("nexusctl queue drop 3f2a…", "drop one message, after a question"),
-            ("nexusctl queue --json | jq -r '.[] | select(.status == \"failed\") | .localId' | xargs -r nexusctl queue drop --yes",
-             "drop every failed message, from a script"),
+            ("nexusctl queue drop --failed --yes", "drop every failed message, from a script"),
         ],
         run: run)
 
@@ -35,8 +40,13 @@ enum QueueDrop {
     }
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let ids = context.arguments
+        let ids = try chosen(context)
         let output = context.output
+        if ids.isEmpty {
+            output.note("Nothing to drop: the outbox holds no such message.")
+            if output.json { output.document([View]()) }
+            return .ok
+        }
         if !context.invocation.flag("yes") { try confirm(ids, context) }
         let outcomes: [Outbox.DropOutcome]
         do throws(Outbox.DropError) {
@@ -77,6 +87,20 @@ enum QueueDrop {
         throw CLIError(
             .failure, "\(sent.count) message(s) were already sent, too late to drop (\(first.0) as \(first.1.map { "\($0)" } ?? "sent"))",
             hint: first.1.map { "take it back with `nexusctl delete \($0)`." })
+    }
+
+    /// The localIds given (prefixes made whole), or every failed message (--failed), or
+    /// every message (--all).
+    private static func chosen(_ context: CommandContext) throws(CLIError) -> [String] {
+        let failed = context.invocation.flag("failed"), all = context.invocation.flag("all")
+        let given = context.arguments
+        guard [failed, all, !given.isEmpty].count(where: { $0 }) == 1 else {
+            throw .usage("give the localIds of the messages to drop, or --failed, or --all (one of them)", hint: "see them with `nexusctl queue`.")
+        }
+        guard failed || all else { return try LocalIdArgument.resolve(given, context) }
+        let entries: [OutboxEntry]
+        do { entries = try Outbox(profile: context.profile).entries() } catch { throw CLIError(error) }
+        return entries.filter { all ? $0.status != .sent : $0.status == .failed }.map(\.localId)
     }
 
     /// Asks on the terminal, naming what would go; no terminal and no --yes is a usage error.

@@ -4,7 +4,7 @@ enum RetryCommand {
     static let spec = CommandSpec(
         name: "retry", summary: "Put failed messages back in the queue and send them now",
         usage: ["<localId>...", "--all"],
-        details: "Failed messages are never retried by themselves; see them with `nexusctl queue`.\nExit status as for `queue flush`.",
+        details: "Failed messages are never retried by themselves; see them with `nexusctl queue`.\nA localId may be cut short to a prefix that only one message's starts with.\nExit status as for `queue flush`.",
         options: [OptionSpec("all", help: "retry every failed message")],
         arguments: 0...Int.max,
         requirements: [.session],
@@ -22,8 +22,9 @@ enum RetryCommand {
         // Made before anything is written, so a bad server address changes nothing.
         let sending = try OutboxSending.sending(context)
         let chosen: [OutboxEntry]
+        let given = all ? nil : try LocalIdArgument.resolve(context.arguments, context)
         do throws(Sending.RetryError) {
-            chosen = try sending.retry(all ? nil : context.arguments)
+            chosen = try sending.retry(given)
         } catch {
             switch error {
             case .notInOutbox(let id):

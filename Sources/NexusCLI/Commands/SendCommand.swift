@@ -35,7 +35,8 @@ enum SendCommand {
             `history` print it) in the same conversation; `history` and `tail` quote its first line.
             Prints "<status> <localId>" for each message, and "<conversation>/<seq>" once sent. Exit status: 0 sent; 75 queued (the server
             could not be reached or is busy: `nexusctl queue flush` delivers it later); 1 failed;
-            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in;
+            2 usage error (nothing is queued); 3 no such conversation; 4 not logged in (a refusal
+            other than of the credentials, 1 or 3, keeps nothing in the outbox);
             6 the outbox is full ("Offline queue is full": `queue-limit` in the config, 10,000 by default; nothing is queued).
             """,
         options: [
@@ -112,6 +113,7 @@ enum SendCommand {
         if let dropped = views.first(where: { $0.status == .dropped }) {
             throw CLIError(.failure, "message \(dropped.localId) was dropped with `nexusctl queue drop` before it was sent")
         }
+        try OutboxSending.throwIfCredentialsRefused(report, context, what: "the message")
         if views.contains(where: { $0.status == .queued }) {
             output.warn("\(report.stopReason ?? DeliveryText.network)")
             output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")

@@ -31,6 +31,7 @@ enum SendFiles {
         for path in paths {
             files.append(try measure(path, name: name, sending: sending, context))
         }
+        try checkSizes(files, paths, context)
         var bar: ProgressBar?
         var current = ""
         if context.terminal.errorIsTerminal && !context.output.quiet {
@@ -52,6 +53,31 @@ enum SendFiles {
         }
         bar?.finish()
         return try SendCommand.finish(mine, outcome, context)
+    }
+
+    /// A file over the server's attachment limit (as it last stated it) is a usage error:
+    /// nothing is queued, as the server would refuse it at upload time anyway.
+    private static func checkSizes(_ files: [OutboxFile], _ paths: [String], _ context: CommandContext) throws(CLIError) {
+        guard let limit = context.profile.loadMaxAttachment(),
+              let (file, path) = zip(files, paths).first(where: { $0.0.size > limit })
+        else { return }
+        for f in files where f.spooled == true { unlink(f.path) }
+        throw .usage(
+            "\(path == "-" ? "stdin" : path) is \(file.size) bytes (\(human(file.size))); the server takes attachments of at most \(limit) bytes (\(human(limit)))",
+            hint: "send a smaller file (split or compress it), or ask the server's operator to raise `nexusd --max-attachment`.")
+    }
+
+    /// 1536 → "1.5 KiB", 104857600 → "100.0 MiB".
+    static func human(_ bytes: Int64) -> String {
+        var value = Double(bytes)
+        var unit = 0
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        guard unit > 0 else { return "\(bytes) bytes" }
+        return "\((value * 10).rounded() / 10) \(units[unit])"
     }
 
     /// The outbox's record of one file: an absolute path (a flush may run elsewhere), its

@@ -25,6 +25,8 @@ public final class NexusAPI {
     /// The session's expiry as the server last stated it (`Nexus-Session-Expires`, sent on
     /// every answer to a session): it slides with use, so the saved session can follow it.
     public private(set) var sessionExpiresAt: Timestamp?
+    /// The largest attachment the server takes, in bytes, as its last answer stated it.
+    public private(set) var maxAttachmentBytes: Int64?
     private var current = 0
     var http: HTTPClient
     private let encoder: JSONEncoder
@@ -251,6 +253,7 @@ public final class NexusAPI {
         if response.status < 400 {
             hasReachedServer = true
             if let stated = response.header("Nexus-Session-Expires").flatMap(Timestamp.init(iso8601:)) { sessionExpiresAt = stated }
+            if let stated = response.header("Nexus-Max-Attachment").flatMap({ Int64($0) }), stated >= 0 { maxAttachmentBytes = stated }
         }
         if response.status >= 400 {
             let retryAfter = response.header("Retry-After").flatMap { Int($0) }

@@ -46,6 +46,12 @@ public struct DeliveryReport: Sendable {
     public var unchanged: [String: String] = [:]
     /// The localIds dropped (`queue drop`, by another process) before they went: never sent.
     public var dropped: Set<String> = []
+    /// The command's own messages the server refused for good (also in `failed`): nothing
+    /// of them was kept.
+    public var discarded: Set<String> = []
+    /// Queued messages another account wrote: they stay queued until a delivery with its
+    /// credentials sends them (OutboxAuthor).
+    public var otherAuthors: [OutboxEntry] = []
 
     public init() {}
 
@@ -71,6 +77,8 @@ struct OutboxDelivery {
     var retryLimitSeconds: Int64 = Sending.defaultRetryLimitSeconds
     /// Where the bytes acknowledged of each file are noted for `queue`.
     var progress: UploadProgress? = nil
+    /// The command's own new messages: a refusal no retry can fix leaves nothing of them.
+    var discardOnRefusal: Set<String> = []
     /// What this delivery's claims have read of the outbox, so each reads only what is new.
     let claims = Outbox.ClaimView()
 
@@ -169,8 +177,7 @@ struct OutboxDelivery {
                         : "\(DeliveryText.other) (\(reason))"
                     if result.httpStatus == 403 { report.forbidden.insert(e.localId) }
                     if result.error?.code == "insufficient_scope" { report.outOfScope[e.localId] = reason }
-                    records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
-                    report.failed.append(failing(e, why))
+                    records.append(refused(e, why, at: at, &report, &spent))
                 }
             }
         } else if let error = failure {
@@ -213,8 +220,12 @@ struct OutboxDelivery {
                     why = "\(DeliveryText.other) (\(error))"
                 }
                 for e in batch where !report.dropped.contains(e.localId) {
-                    records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
-                    report.failed.append(failing(e, why))
+                    if report.authRefused || error.status == nil {
+                        records.append(OutboxRecord(op: .failed, localId: e.localId, at: at, error: why))
+                        report.failed.append(failing(e, why))
+                    } else {
+                        records.append(refused(e, why, at: at, &report, &spent))
+                    }
                 }
             }
         }
@@ -232,7 +243,22 @@ struct OutboxDelivery {
             text: e.kind == .edit ? e.text : nil, emoji: e.emoji)
     }
 
-    private func failing(_ e: OutboxEntry, _ why: String) -> OutboxEntry {
+    /// The record of a refusal no retry can fix (no such conversation or message, not
+    /// allowed): the command's own new message is not kept (`discarded`, a `dropped` record),
+    /// as a usage error keeps nothing; any other fails and stays for `retry` or `queue drop`.
+    private func refused(
+        _ e: OutboxEntry, _ why: String, at: Timestamp, _ report: inout DeliveryReport, _ spent: inout [OutboxEntry]
+    ) -> OutboxRecord {
+        report.failed.append(failing(e, why))
+        guard discardOnRefusal.contains(e.localId), e.attempts == 0 else {
+            return OutboxRecord(op: .failed, localId: e.localId, at: at, error: why)
+        }
+        report.discarded.insert(e.localId)
+        spent.append(e)
+        return OutboxRecord(op: .dropped, localId: e.localId, at: at)
+    }
+
+    func failing(_ e: OutboxEntry, _ why: String) -> OutboxEntry {
         var failed = e
         failed.status = .failed
         failed.lastError = why

@@ -18,7 +18,7 @@ extension Sending {
         let entry = OutboxEntry(
             localId: record.localId, conversationId: record.conversationId, to: record.to, text: text, queuedAt: now,
             status: .queued, attempts: 0, files: files)
-        let outcome = try deliver(.conversationsOf([entry.localId]), ignoreBackoff: true, lock: lock)
+        let outcome = try deliver(.conversationsOf([entry.localId]), own: [entry], ignoreBackoff: true, lock: lock)
         return ([entry], outcome)
     }
 }

@@ -6,7 +6,7 @@ extension Sending {
     ) throws(StoreError) -> (queued: OutboxEntry, outcome: Outcome) {
         try profile.ensureDirectory()
         let queued = try outbox.enqueue(membership: kind, conversationId: conversationId, emails: emails, name: name)
-        let outcome = try deliver(.conversationsOf([queued.localId]), ignoreBackoff: true, lock: lock)
+        let outcome = try deliver(.conversationsOf([queued.localId]), own: [queued], ignoreBackoff: true, lock: lock)
         return (queued, outcome)
     }
 }

@@ -4,7 +4,10 @@ extension Sending {
     /// A recipient the server refuses for good fails its messages; a server that can't be
     /// reached, or refuses the credentials, stops the run before anything is sent, because
     /// an unresolved message might come first in any conversation.
-    func resolveRecipients(_ entries: inout [OutboxEntry], upTo horizon: Int, _ report: inout DeliveryReport) throws(StoreError) {
+    /// The command's own new messages (`discardOnRefusal`) are not kept when refused.
+    func resolveRecipients(
+        _ entries: inout [OutboxEntry], upTo horizon: Int, discardOnRefusal: Set<String>, _ report: inout DeliveryReport
+    ) throws(StoreError) {
         guard horizon >= 0 else { return }
         let open = entries[...horizon].indices.filter { entries[$0].status == .queued && entries[$0].conversationId == nil }
         guard !open.isEmpty else { return }
@@ -40,8 +43,13 @@ extension Sending {
                 if notFound { report.notFound.insert(entries[i].localId) }
                 entries[i].status = .failed
                 entries[i].lastError = why
-                records.append(OutboxRecord(op: .failed, localId: entries[i].localId, at: now(), error: why))
                 report.failed.append(entries[i])
+                if discardOnRefusal.contains(entries[i].localId) && entries[i].attempts == 0 {
+                    report.discarded.insert(entries[i].localId)
+                    records.append(OutboxRecord(op: .dropped, localId: entries[i].localId, at: now()))
+                } else {
+                    records.append(OutboxRecord(op: .failed, localId: entries[i].localId, at: now(), error: why))
+                }
             }
         }
         try outbox.append(records)

@@ -6,7 +6,7 @@ extension Sending {
     ) throws(StoreError) -> (queued: [OutboxEntry], outcome: Outcome) {
         try profile.ensureDirectory()
         let queued = try outbox.enqueue(texts.map { (conversationId, conversationId == nil ? email?.lowercased() : nil, $0) }, replyTo: replyTo)
-        let outcome = try deliver(.conversationsOf(Set(queued.map(\.localId))), ignoreBackoff: true, lock: lock)
+        let outcome = try deliver(.conversationsOf(Set(queued.map(\.localId))), own: queued, ignoreBackoff: true, lock: lock)
         return (queued, outcome)
     }
 
@@ -18,7 +18,7 @@ extension Sending {
     ) throws(StoreError) -> (queued: OutboxEntry, outcome: Outcome) {
         try profile.ensureDirectory()
         let queued = try outbox.enqueue(change: kind, of: message, text: text, emoji: emoji)
-        let outcome = try deliver(.conversationsOf([queued.localId]), ignoreBackoff: true, lock: lock)
+        let outcome = try deliver(.conversationsOf([queued.localId]), own: [queued], ignoreBackoff: true, lock: lock)
         return (queued, outcome)
     }
 }

@@ -50,6 +50,10 @@ public struct Sending {
 
     public static let defaultRetryLimitSeconds: Int64 = 86_400
 
+    /// The user id of the profile's saved session: messages queued by an older nexusctl,
+    /// which recorded no author, are its (see OutboxAuthor).
+    public var profileOwner: Int64?
+
     /// Takes the API already made, so that every check of the command line (the server
     /// addresses among them) has passed before anything is queued.
     public init(profile: Profile, api: any SendingAPI) {
@@ -72,7 +76,10 @@ public struct Sending {
 
     /// Delivers the queued messages of `scope`, oldest first, by the ordering rule. Not
     /// due yet (unless `ignoreBackoff`) holds a message back.
-    public func deliver(_ scope: Scope, ignoreBackoff: Bool, lock policy: LockPolicy) throws(StoreError) -> Outcome {
+    /// `own`: the messages of `scope` as their command queued them; one that another
+    /// delivery sent, and a rewrite took out of the file, while this one waited for the lock
+    /// is asked again, so the server's answer (the original) is its verdict.
+    public func deliver(_ scope: Scope, own: [OutboxEntry] = [], ignoreBackoff: Bool, lock policy: LockPolicy) throws(StoreError) -> Outcome {
         let lock: FileLock
         switch policy {
         case .skipIfBusy:
@@ -97,11 +104,11 @@ public struct Sending {
         let contents = try outbox.read()
         var outcome = Outcome(damaged: contents.damaged, ran: true)
         let start = now()
-        var entries = contents.entries
+        var entries = try ownEntries(contents.entries, &outcome.report)
         let mine: Set<String>? = if case .conversationsOf(let ids) = scope { ids } else { nil }
         // Only messages queued up to the last of ours can come before ours.
         let horizon = mine.flatMap { ids in entries.lastIndex { ids.contains($0.localId) } } ?? entries.count - 1
-        try resolveRecipients(&entries, upTo: horizon, &outcome.report)
+        try resolveRecipients(&entries, upTo: horizon, discardOnRefusal: mine ?? [], &outcome.report)
 
         var chosen: [OutboxEntry] = []
         if let mine {
@@ -118,6 +125,7 @@ public struct Sending {
                     chosen.append(e)
                 }
             }
+            chosen += vanished(own, from: contents)
         } else {
             chosen = entries.filter { $0.status == .queued }
         }
@@ -129,7 +137,7 @@ public struct Sending {
         outcome.report.waiting += waiting
         let delivery = OutboxDelivery(
             outbox: outbox, api: api, now: now, maxItems: maxItems, maxBytes: maxBytes, onProgress: onProgress, onUpload: onUpload,
-            retryLimitSeconds: retryLimitSeconds, progress: UploadProgress(profile: profile))
+            retryLimitSeconds: retryLimitSeconds, progress: UploadProgress(profile: profile), discardOnRefusal: mine ?? [])
         try delivery.deliver(go, dueAt: start, &outcome.report)
         if !outcome.report.sent.isEmpty {
             // A delete takes the text off this device too: when sent records still carry it
@@ -146,6 +154,19 @@ public struct Sending {
             } catch { outcome.cacheProblems.append(.write(error)) }
         }
         return outcome
+    }
+
+    /// The messages of `own` gone from the file though never dropped: sent by another
+    /// delivery, and compacted away since. As sent, they are asked again, never held back.
+    func vanished(_ own: [OutboxEntry], from contents: Outbox.Contents) -> [OutboxEntry] {
+        let present = Set(contents.entries.map(\.localId))
+        let directs = profile.loadDirects()
+        return own.filter { !present.contains($0.localId) && contents.dropped[$0.localId] == nil }.map { e in
+            var e = e
+            e.status = .sent
+            if e.conversationId == nil, let to = e.to { e.conversationId = directs[to] }
+            return e
+        }.filter { $0.conversationId != nil }
     }
 
     /// What makes two messages one conversation: its id, or while that is not known, the

@@ -1,6 +1,8 @@
 /// The part of nexusd's API that sending uses. `NexusAPI` is the real one; core tests
 /// put a fake behind it to inject failures in-process.
 public protocol SendingAPI: AnyObject {
+    /// The account the credentials belong to.
+    func me() throws(APIError) -> User
     /// Opens (or finds) the direct conversation with `email`.
     func openDirect(with email: String) throws(APIError) -> ConversationResponse
     /// Sends messages in one request; one result per item, in order.
@@ -14,6 +16,11 @@ public protocol SendingAPI: AnyObject {
 }
 
 extension SendingAPI {
+    /// For fakes that never need to say whose they are.
+    public func me() throws(APIError) -> User {
+        throw .badResponse("this API knows no account")
+    }
+
     /// For fakes that carry no files.
     public func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure) {
         throw .api(.badResponse("this API takes no uploads"))

@@ -12,10 +12,10 @@ extension Outbox {
         if let limit { try admit(1, limit: limit) }
         let contents = try read()
         guard contents.entries.contains(where: { $0.status == .sent && Self.carriesText(of: [message], $0) }) else {
-            try file.append([record])
+            try file.append(stamped([record]))
             return
         }
-        try rewrite(contents, adding: [record])
+        try rewrite(contents, adding: stamped([record]))
     }
 
     /// Whether `e` holds the text of one of `messages`: their send, or an edit of them.

@@ -19,6 +19,8 @@ public struct Outbox: Sendable {
     public let inFlightPath: String
     /// The most messages (queued or failed) the outbox takes; nil for no limit.
     public var limit: Int? = Outbox.defaultLimit
+    /// The account this command acts as: every message it queues is recorded as its.
+    public var author: OutboxAuthor?
 
     public static let defaultLimit = 10_000
 
@@ -51,7 +53,7 @@ public struct Outbox: Sendable {
         defer { lock.unlock() }
         let adding = records.count(where: { $0.op == .queued })
         if adding > 0, let limit { try admit(adding, limit: limit) }
-        try file.append(records, sync: sync)
+        try file.append(stamped(records), sync: sync)
     }
 
     /// Records new messages durably. Give each a conversation id, or the recipient's
@@ -172,6 +174,16 @@ public struct Outbox: Sendable {
 
     public func entries() throws(StoreError) -> [OutboxEntry] { try read().entries }
 
+    /// `records` with this command's account on each new message.
+    func stamped(_ records: [OutboxRecord]) -> [OutboxRecord] {
+        guard let author else { return records }
+        return records.map { r in
+            var r = r
+            author.stamp(&r)
+            return r
+        }
+    }
+
     /// The entry a `queued` record starts, or nil when the record lacks what its kind needs.
     static func entry(queued r: OutboxRecord) -> OutboxEntry? {
         let kind = r.kind ?? .send
@@ -187,7 +199,7 @@ public struct Outbox: Sendable {
         return OutboxEntry(
             kind: kind, localId: r.localId, conversationId: r.conversationId, to: r.to, text: r.text ?? "", queuedAt: r.at,
             status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts), target: r.target, emoji: r.emoji,
-            replyTo: r.replyTo, files: r.files ?? [], emails: r.emails ?? [])
+            replyTo: r.replyTo, files: r.files ?? [], emails: r.emails ?? [], author: OutboxAuthor(r))
     }
 
     /// Rewrites the file with only the messages not yet sent, each as one record, when
@@ -252,6 +264,7 @@ public struct Outbox: Sendable {
             queued.attempts = verdict ? max(0, e.attempts - 1) : e.attempts
             queued.files = e.files.isEmpty ? nil : e.files
             queued.emails = e.emails.isEmpty ? nil : e.emails
+            e.author?.stamp(&queued)
             records.append(queued)
             if e.status == .failed {
                 records.append(OutboxRecord(op: .failed, localId: e.localId, at: e.queuedAt, error: e.lastError))

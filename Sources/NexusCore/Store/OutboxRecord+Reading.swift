@@ -60,6 +60,12 @@ extension OutboxRecord: JSONLineReadable {
                     try r.array { r throws(JSONByteReader.Unreadable) in emails.append(try r.string()) }
                     record.emails = emails
                 }
+            } else if r.key(key, is: "author") {
+                try seen.mark(17); record.author = try r.takeNull() ? nil : r.int64()
+            } else if r.key(key, is: "authorEmail") {
+                try seen.mark(18); record.authorEmail = try r.takeNull() ? nil : r.string()
+            } else if r.key(key, is: "authorToken") {
+                try seen.mark(19); record.authorToken = try r.takeNull() ? nil : r.string()
             } else {
                 try r.skipValue()
             }

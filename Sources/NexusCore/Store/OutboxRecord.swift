@@ -69,6 +69,14 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
     public var files: [OutboxFile]?
     /// On a queued add or remove: the members' emails.
     public var emails: [String]?
+    /// On a `queued` record: the user id of the account that queued it (never its secret).
+    /// Only this account sends it; records without one are the profile's account's.
+    public var author: Int64?
+    /// On a `queued` record: that account's email, for `queue` to say for whom it waits.
+    public var authorEmail: String?
+    /// On a `queued` record of an access token (`$NEXUS_TOKEN`) whose user is not known:
+    /// the token's SHA-256, so only a command with the same token sends it.
+    public var authorToken: String?
 
     public init(
         op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
@@ -119,6 +127,8 @@ public struct OutboxEntry: Sendable, Equatable {
     /// When its first failed try that may pass (a deferral) happened since it was queued or
     /// retried: the retry limit counts from here.
     public var tryingSince: Timestamp? = nil
+    /// Who queued it; nil for a record of an older nexusctl (the profile's account's).
+    public var author: OutboxAuthor? = nil
 
     /// The message a change names, as `CONVERSATION/SEQ`.
     public var targetReference: MessageReference? {

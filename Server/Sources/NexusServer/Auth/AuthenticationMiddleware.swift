@@ -30,10 +30,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
         // On every answer, not only when it moved: a header costs nothing, and the client
         // then needs no request of its own to learn that its session was renewed.
         if let expiresAt = caller.sessionExpiresAt { response.headers[Self.sessionExpiresHeader] = expiresAt.iso8601 }
+        // So a client can refuse a file too large before it queues it, not after an upload.
+        response.headers[Self.maxAttachmentHeader] = String(services.limits.maxAttachmentBytes)
         return response
     }
 
     static let sessionExpiresHeader = HTTPField.Name("Nexus-Session-Expires")!
+    static let maxAttachmentHeader = HTTPField.Name("Nexus-Max-Attachment")!
 }
 
 extension AppRequestContext {

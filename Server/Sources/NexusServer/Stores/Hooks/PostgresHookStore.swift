@@ -4,7 +4,9 @@ import PostgresNIO
 struct PostgresHookStore: HookStore {
     let db: PostgresDatabase
 
-    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, at: Timestamp) async throws -> Webhook? {
+    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
+        async throws -> Webhook?
+    {
         let now = at.milliseconds
         let id = try await db.transaction { [db] c -> Int64? in
             let logger = db.logger
@@ -12,6 +14,12 @@ struct PostgresHookStore: HookStore {
                 "SELECT 1 FROM hooks WHERE owner_id = \(owner) AND name = \(name) AND revoked_at IS NULL", logger: logger
             ).collect()
             guard taken.isEmpty else { return nil }
+            // The conversation's row locked first, as a membership change locks it, so two
+            // creations can't both take the last place.
+            try await c.query("SELECT 1 FROM conversations WHERE id = \(conversationId) FOR UPDATE", logger: logger)
+            let members = try await c.query("SELECT COUNT(*) FROM members WHERE conversation_id = \(conversationId)", logger: logger)
+                .collect().first?.decode(Int64.self) ?? 0
+            guard members < maxMembers else { throw HookBotOverLimit(members: Int(members)) }
             // A bot has no password: "!" is no bcrypt hash, so nothing verifies against it.
             guard let botId = try await c.query(
                 """
@@ -60,7 +68,7 @@ struct PostgresHookStore: HookStore {
 
     func incoming(secretHash: String) async throws -> IncomingHookTarget? {
         try await db.rows(
-            "SELECT id, conversation_id, bot_id FROM hooks WHERE secret_hash = \(secretHash) AND kind = 'incoming' AND revoked_at IS NULL"
+            "SELECT id, conversation_id, bot_id FROM hooks WHERE secret_hash = \(secretHash) AND kind = 'incoming' AND revoked_at IS NULL AND disabled_at IS NULL"
         ).first.map { row in
             IncomingHookTarget(hookId: try row.int("id") ?? 0, conversationId: try row.int("conversation_id") ?? 0, botId: try row.int("bot_id") ?? 0)
         }

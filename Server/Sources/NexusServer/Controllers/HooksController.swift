@@ -35,9 +35,7 @@ struct HooksController {
                 }
             } else {
                 let secret = Tokens.generate()
-                if let hook = try await hooks.createIncoming(
-                    owner: me.id, conversationId: body.conversationId, name: name, secretHash: Tokens.hash(secret), at: now)
-                {
+                if let hook = try await createIncoming(owner: me.id, body.conversationId, name: name, secretHash: Tokens.hash(secret), at: now) {
                     return try jsonResponse(CreateHookResponse(hook: hook, path: "/v1/hooks/in/" + secret), status: .created)
                 }
             }
@@ -45,6 +43,23 @@ struct HooksController {
         throw APIError(
             status: .conflict, code: "hook_name_taken",
             message: "You already have a hook named '\(names[0])'; choose another name with --name, or revoke that one.")
+    }
+
+    /// The hook's bot joins like a person: it counts toward `nexusd --max-group-members`, and
+    /// the cached members learn of it at once.
+    private func createIncoming(owner: Int64, _ conversation: Int64, name: String, secretHash: String, at now: Timestamp) async throws -> Webhook? {
+        let limit = services.limits.maxGroupMembers
+        do {
+            let hook = try await hooks.createIncoming(
+                owner: owner, conversationId: conversation, name: name, secretHash: secretHash, maxMembers: limit, at: now)
+            if hook != nil { services.membership.forget(conversation) }
+            return hook
+        } catch let full as HookBotOverLimit {
+            throw APIError(
+                status: .conflict, code: "too_many_members",
+                message: "An incoming hook adds its bot as a member, and this conversation has \(full.members) of the \(limit) "
+                    + "this server allows (nexusd --max-group-members); remove a member or a hook's bot first.")
+        }
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -19,7 +19,7 @@ struct IncomingHookController {
     @Sendable func post(_ request: Request, context: AppRequestContext) async throws -> Response {
         let secret = context.parameters.get("secret") ?? ""
         guard let target = try await services.stores.hooks.incoming(secretHash: Tokens.hash(secret)) else {
-            throw APIError(status: .notFound, code: "hook_not_found", message: "No such hook: its URL is wrong or it was revoked.")
+            throw APIError(status: .notFound, code: "hook_not_found", message: "No such hook: its URL is wrong, or it was revoked or disabled (its owner's `nexusctl hook list` says why).")
         }
         if let wait = services.hooks.throttle(hook: target.hookId, now: services.clock()) {
             throw APIError.tooManyRequests(

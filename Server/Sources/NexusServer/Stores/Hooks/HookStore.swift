@@ -7,6 +7,11 @@ struct IncomingHookTarget: Sendable {
     var botId: Int64
 }
 
+/// An incoming hook's bot would take the conversation past `nexusd --max-group-members`.
+struct HookBotOverLimit: Error {
+    var members: Int
+}
+
 /// One outgoing delivery, claimed for an attempt.
 struct PendingDelivery: Sendable {
     var id: Int64
@@ -42,8 +47,11 @@ struct DeliveryOutcome: Sendable {
 /// Webhooks: incoming (post through a URL) and outgoing (nexusd POSTs each new message).
 protocol HookStore: Sendable {
     /// Makes the hook's bot user (a member of the conversation) and the hook; nil when the
-    /// owner already has a hook by that name.
-    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, at: Timestamp) async throws -> Webhook?
+    /// owner already has a hook by that name. The bot is a member like any other, so it is
+    /// counted in the same transaction: `HookBotOverLimit` when the conversation already
+    /// has `maxMembers`.
+    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
+        async throws -> Webhook?
     func createOutgoing(owner: Int64, conversationId: Int64, name: String, url: String, secret: String, at: Timestamp) async throws
         -> Webhook?
     /// The owner's hooks that are not revoked, oldest first.

@@ -4,14 +4,23 @@ import PostgresNIO
 struct PostgresHookStore: HookStore {
     let db: PostgresDatabase
 
-    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, at: Timestamp) async throws -> Webhook? {
+    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
+        async throws -> Webhook?
+    {
         let now = at.milliseconds
-        let id = try await db.transaction { [db] c -> Int64? in
+        // The transaction wraps what its body throws, so the limit comes out as a value.
+        let created = try await db.transaction { [db] c -> (id: Int64?, full: Int?) in
             let logger = db.logger
             let taken = try await c.query(
                 "SELECT 1 FROM hooks WHERE owner_id = \(owner) AND name = \(name) AND revoked_at IS NULL", logger: logger
             ).collect()
-            guard taken.isEmpty else { return nil }
+            guard taken.isEmpty else { return (nil, nil) }
+            // The conversation's row locked first, as a membership change locks it, so two
+            // creations can't both take the last place.
+            try await c.query("SELECT 1 FROM conversations WHERE id = \(conversationId) FOR UPDATE", logger: logger)
+            let members = try await c.query("SELECT COUNT(*) FROM members WHERE conversation_id = \(conversationId)", logger: logger)
+                .collect().first?.decode(Int64.self) ?? 0
+            guard members < maxMembers else { return (nil, Int(members)) }
             // A bot has no password: "!" is no bcrypt hash, so nothing verifies against it.
             guard let botId = try await c.query(
                 """
@@ -21,14 +30,15 @@ struct PostgresHookStore: HookStore {
             ).collect().first?.decode(Int64.self) else { throw StoreError.inconsistent("bot of hook \(name)") }
             try await c.query(
                 "INSERT INTO members (conversation_id, user_id, joined_at) VALUES (\(conversationId), \(botId), \(now))", logger: logger)
-            return try await c.query(
+            return (try await c.query(
                 """
                 INSERT INTO hooks (owner_id, conversation_id, name, kind, secret_hash, bot_id, created_at)
                 VALUES (\(owner), \(conversationId), \(name), 'incoming', \(secretHash), \(botId), \(now)) RETURNING id
                 """, logger: logger
-            ).collect().first?.decode(Int64.self)
+            ).collect().first?.decode(Int64.self), nil)
         }
-        return try await hook(id: id)
+        if let full = created.full { throw HookBotOverLimit(members: full) }
+        return try await hook(id: created.id)
     }
 
     func createOutgoing(owner: Int64, conversationId: Int64, name: String, url: String, secret: String, at: Timestamp) async throws
@@ -60,7 +70,7 @@ struct PostgresHookStore: HookStore {
 
     func incoming(secretHash: String) async throws -> IncomingHookTarget? {
         try await db.rows(
-            "SELECT id, conversation_id, bot_id FROM hooks WHERE secret_hash = \(secretHash) AND kind = 'incoming' AND revoked_at IS NULL"
+            "SELECT id, conversation_id, bot_id FROM hooks WHERE secret_hash = \(secretHash) AND kind = 'incoming' AND revoked_at IS NULL AND disabled_at IS NULL"
         ).first.map { row in
             IncomingHookTarget(hookId: try row.int("id") ?? 0, conversationId: try row.int("conversation_id") ?? 0, botId: try row.int("bot_id") ?? 0)
         }

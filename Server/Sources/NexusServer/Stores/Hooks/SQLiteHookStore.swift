@@ -4,7 +4,9 @@ import SQLiteNIO
 struct SQLiteHookStore: HookStore {
     let db: SQLiteDatabase
 
-    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, at: Timestamp) async throws -> Webhook? {
+    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
+        async throws -> Webhook?
+    {
         let now = Int(at.milliseconds)
         let rows = try await db.writer.perform(multiStatement: true) { db -> [SQLiteRow] in
             if try await db.query("SELECT 1 FROM hooks WHERE owner_id = ? AND name = ? AND revoked_at IS NULL", [.integer(Int(owner)), .text(name)])
@@ -12,6 +14,9 @@ struct SQLiteHookStore: HookStore {
             {
                 return []
             }
+            let members = try await db.query("SELECT COUNT(*) AS n FROM members WHERE conversation_id = ?", [.integer(Int(conversationId))])
+                .first?.int("n") ?? 0
+            guard members < maxMembers else { throw HookBotOverLimit(members: Int(members)) }
             // A bot has no password: "!" is no bcrypt hash, so nothing verifies against it.
             let bot = try await db.query(
                 "INSERT INTO users (email, display_name, password_hash, created_at, bot, owner_id) VALUES (?, ?, '!', ?, 1, ?) RETURNING id",
@@ -61,7 +66,7 @@ struct SQLiteHookStore: HookStore {
 
     func incoming(secretHash: String) async throws -> IncomingHookTarget? {
         try await db.read(
-            "SELECT id, conversation_id, bot_id FROM hooks WHERE secret_hash = ? AND kind = 'incoming' AND revoked_at IS NULL",
+            "SELECT id, conversation_id, bot_id FROM hooks WHERE secret_hash = ? AND kind = 'incoming' AND revoked_at IS NULL AND disabled_at IS NULL",
             [.text(secretHash)]
         ).first.map { row in
             IncomingHookTarget(hookId: row.int("id") ?? 0, conversationId: row.int("conversation_id") ?? 0, botId: row.int("bot_id") ?? 0)

@@ -102,6 +102,38 @@ enum MembershipRows {
     }
 }
 
+/// What acts on a member's behalf has at most their rights: when people leave or are
+/// removed, their bots leave with them and their hooks there are disabled, in the same
+/// transaction, so no request after the change finds them still inside.
+enum Delegates {
+    static let disabledReason = "its owner is no longer a member of this conversation"
+
+    /// The owners' bots among the conversation's members (ids are integers, safe inline;
+    /// `= TRUE` reads SQLite's 0/1 and PostgreSQL's boolean alike).
+    static func botsSQL(conversation: Int64, owners: [Int64]) -> String {
+        """
+        SELECT mb.user_id FROM members mb JOIN users u ON u.id = mb.user_id
+        WHERE mb.conversation_id = \(conversation) AND u.bot = TRUE AND u.owner_id IN (\(list(owners)))
+        """
+    }
+
+    static func removeSQL(conversation: Int64, bots: [Int64]) -> String {
+        "DELETE FROM members WHERE conversation_id = \(conversation) AND user_id IN (\(list(bots)))"
+    }
+
+    /// The reason is a constant without quotes, so it is safe inline too.
+    static func disableSQL(conversation: Int64, owners: [Int64], at: Int64) -> String {
+        """
+        UPDATE hooks SET disabled_at = \(at), disabled_reason = '\(disabledReason)'
+        WHERE conversation_id = \(conversation) AND owner_id IN (\(list(owners))) AND revoked_at IS NULL AND disabled_at IS NULL
+        """
+    }
+
+    private static func list(_ ids: [Int64]) -> String {
+        ids.isEmpty ? "NULL" : ids.map(String.init).joined(separator: ", ")
+    }
+}
+
 /// The `membership` column: the event as JSON, NULL for every other message.
 enum MembershipColumn {
     static func encode(_ event: MembershipEvent) -> String {

@@ -27,6 +27,7 @@ struct PostgresMembershipStore: MembershipStore {
             if let unchanged = MembershipRows.unchanged(change, affected: affected, name: name) { return .unchanged(unchanged) }
             let now = Timestamp.now().milliseconds
             let ids = affected.map(\.id)
+            var bots: [Int64] = []
             switch change.kind {
             case .added:
                 try await c.query(
@@ -34,6 +35,10 @@ struct PostgresMembershipStore: MembershipStore {
                     logger: logger)
             case .removed, .left:
                 try await c.query("DELETE FROM members WHERE conversation_id = \(id) AND user_id = ANY(\(ids)::bigint[])", logger: logger)
+                bots = try await c.query("\(unescaped: Delegates.botsSQL(conversation: id, owners: ids))", logger: logger).collect()
+                    .map { try $0.decode(Int64.self) }
+                try await c.query("\(unescaped: Delegates.removeSQL(conversation: id, bots: bots))", logger: logger)
+                try await c.query("\(unescaped: Delegates.disableSQL(conversation: id, owners: ids, at: now))", logger: logger)
             case .renamed:
                 try await c.query("UPDATE conversations SET name = \(change.name ?? "") WHERE id = \(id)", logger: logger)
             }
@@ -50,12 +55,12 @@ struct PostgresMembershipStore: MembershipStore {
             // Before the feed's note, so the other replicas wake by the new members; and those
             // who left wake there too, their polls of the group to be refused.
             var notes = ClusterNote.members(conversationIds: [id]).payload(origin: db.origin).map { [$0] } ?? []
-            if change.kind == .removed || change.kind == .left { notes += ClusterNote.wakePayloads(origin: db.origin, users: ids) }
+            if change.kind == .removed || change.kind == .left { notes += ClusterNote.wakePayloads(origin: db.origin, users: ids + bots) }
             for payload in notes {
                 try await c.query("SELECT pg_notify(\(PostgresDatabase.channel), \(payload))", logger: logger)
             }
             try await db.notifyFeedsMoved([id], on: c)
-            let after = change.kind == .added ? before + ids : before.filter { !ids.contains($0) }
+            let after = change.kind == .added ? before + ids : before.filter { !ids.contains($0) && !bots.contains($0) }
             return .created(try Rows.message(row.makeRandomAccess()), before: before, after: after)
         }
     }

@@ -27,6 +27,13 @@ struct SQLiteMembershipStore: MembershipStore {
                     _ = try await db.query("DELETE FROM members WHERE conversation_id = ? AND user_id = ?", [.integer(c), .integer(Int(user.id))])
                 }
             }
+            var bots: [Int64] = []
+            if change.kind == .removed || change.kind == .left {
+                let owners = affected.map(\.id)
+                bots = try await db.query(Delegates.botsSQL(conversation: change.conversationId, owners: owners)).compactMap { $0.int("user_id") }
+                _ = try await db.query(Delegates.removeSQL(conversation: change.conversationId, bots: bots))
+                _ = try await db.query(Delegates.disableSQL(conversation: change.conversationId, owners: owners, at: Int64(now)))
+            }
             if change.kind == .renamed {
                 _ = try await db.query("UPDATE conversations SET name = ? WHERE id = ?", [.text(change.name ?? ""), .integer(c)])
             }
@@ -43,7 +50,7 @@ struct SQLiteMembershipStore: MembershipStore {
                     .text(text), .integer(max(now, Int(head.int("updated_at") ?? 0))), .text(MembershipColumn.encode(event)),
                 ])
             guard let row = rows.first else { throw StoreError.inconsistent("membership event") }
-            let after = change.kind == .added ? before + affected.map(\.id) : before.filter { id in !affected.contains { $0.id == id } }
+            let after = change.kind == .added ? before + affected.map(\.id) : before.filter { id in !affected.contains { $0.id == id } && !bots.contains(id) }
             return .created(try Rows.message(row), before: before, after: after)
         }
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PackagePlugin
 
 /// Writes the checkout's commit into the target, for `--version`: the manifest is read once

@@ -10,12 +10,7 @@ struct CompletionTests {
     @Test func completionOffersNamesAndSaysWhatANumberIs() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        let carol = try User("carol", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register(name: "Bob")
-        try carol.register(name: "Carol")
+        let (alice, bob, carol) = try server.trio()
         let group = try alice.run(["new", bob.email, carol.email, "--name", "Launch", "--json"]).decode(ConversationResponse.self).conversation.id
         let sent = try alice.run(["send", "\(group)", "ship it at noon"])
         #expect(sent.code == 0, "\(sent.err)")

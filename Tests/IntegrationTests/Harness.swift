@@ -64,6 +64,14 @@ final class TestServer {
         return (alice, bob)
     }
 
+    /// Alice, Bob and Carol (named `carol`), registered: the smallest group.
+    func trio(carol name: String = "Carol") throws -> (User, User, User) {
+        let (alice, bob) = try pair()
+        let carol = try User("carol", server: url)
+        try carol.register(name: name)
+        return (alice, bob, carol)
+    }
+
     /// SIGTERM, and wait for the graceful exit: a failure, and a kill, after 30 s, so that a
     /// shutdown that hangs fails its test instead of stalling the run.
     func stop() {

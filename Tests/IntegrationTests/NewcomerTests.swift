@@ -21,8 +21,14 @@ struct NewcomerTests {
         defer { server.stop() }
         let alice = try User("alice", server: server.url)
         try alice.register(name: "Alice")
-        let sent = try alice.run(["send", "nobody@example.com", "hello?"])
-        #expect(sent.code == 3, "\(sent.err)")
+        // Refused at once, it keeps nothing; queued offline, it fails at the flush and stays.
+        #expect(try alice.run(["send", "nobody@example.com", "hello?"]).code == 3)
+        server.stop()
+        #expect(try alice.run(["send", "nobody@example.com", "hello?"]).code == 75)
+        let restarted = try TestServer(directory: server.directory, port: server.port)
+        defer { restarted.stop() }
+        let flushed = try alice.run(["queue", "flush", "--now"])
+        #expect(flushed.code != 0, "\(flushed.out) \(flushed.err)")
 
         let queue = try alice.run(["queue"])
         let row = try #require(queue.lines.first { $0.contains("nobody@example.com") })

@@ -48,14 +48,7 @@ struct PlainWordsTests {
     @Test func theViewerIsYouAsSubjectAndYouAsObject() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        let carol = try User("carol", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register(name: "Bob")
-        try carol.register(name: "Carol")
-        let created = try alice.run(["new", bob.email, "--json"])
-        _ = created
+        let (alice, bob, carol) = try server.trio()
         let group = try alice.run(["new", bob.email, carol.email, "--separate", "--json"])
         let c = try group.decode(Opened.self).conversation.id
         #expect(try alice.run(["remove", "\(c)", carol.email]).code == 0)
@@ -71,12 +64,7 @@ struct PlainWordsTests {
     @Test func newWithTheSamePeopleReusesTheGroupUnlessSeparate() throws {
         let server = try TestServer()
         defer { server.stop() }
-        let alice = try User("alice", server: server.url)
-        let bob = try User("bob", server: server.url)
-        let carol = try User("carol", server: server.url)
-        try alice.register(name: "Alice")
-        try bob.register(name: "Bob")
-        try carol.register(name: "Carol 🌸")
+        let (alice, bob, carol) = try server.trio(carol: "Carol 🌸")
 
         let first = try alice.run(["new", bob.email, carol.email])
         #expect(first.code == 0, "\(first.out) \(first.err)")

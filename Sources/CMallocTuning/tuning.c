@@ -9,7 +9,7 @@
 // and unmaps it when freed, and returns the heap's free top to the kernel: every one of
 // those buffers met fresh pages, a page fault each 4 KiB (4,000 a run), and the heap grew
 // one brk at a time. Kept instead, the freed answer's pages hold the cache file and the
-// table: 800 faults fewer and 5 to 10 % of the command's time (issue 19). A command exits
+// table: 800 faults fewer and 5 to 10 % of the command's time. A command exits
 // soon after, so nothing is held for long; `tail -f` holds what its largest page took.
 void nexus_malloc_tune_for_commands(void) {
 #if defined(__GLIBC__)

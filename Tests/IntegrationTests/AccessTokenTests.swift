@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Sliding sessions, scoped access tokens, $NEXUS_TOKEN and bots (issue 14), with the real
+/// Sliding sessions, scoped access tokens, $NEXUS_TOKEN and bots, with the real
 /// binaries. nexusd's clock is moved through --clock-offset-file.
 @Suite(.harness)
 struct AccessTokenTests {

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Issue 17, where attachment bytes end: a delete drops the blob once no other message of
+/// Where attachment bytes end: a delete drops the blob once no other message of
 /// the sender names it, and uploads no message refers to are cleaned up after
 /// `--upload-cleanup-after`. Real nexusd (SQLite or PostgreSQL), real nexusctl.
 @Suite(.harness)

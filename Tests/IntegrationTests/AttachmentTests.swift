@@ -2,12 +2,12 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Issue 17, attachments: a file sent offline goes up in chunks that survive kill -9 of
+/// Attachments: a file sent offline goes up in chunks that survive kill -9 of
 /// nexusctl and a restart of nexusd without starting over, arrives verified, and is
 /// served to members only. Real nexusd (SQLite or PostgreSQL), real nexusctl.
 @Suite(.serialized, .timeLimit(.minutes(20)))
 struct AttachmentTests {
-    /// The big file's size: 300 MiB as the issue asks; `NEXUS_TEST_ATTACHMENT_MIB` changes it.
+    /// The big file's size: 300 MiB as the product promises; `NEXUS_TEST_ATTACHMENT_MIB` changes it.
     static let bigMiB = Int(ProcessInfo.processInfo.environment["NEXUS_TEST_ATTACHMENT_MIB"] ?? "") ?? 300
 
     struct Opened: Decodable {
@@ -51,7 +51,7 @@ struct AttachmentTests {
         return nil
     }
 
-    // MARK: - Test 1 of the issue
+    // MARK: - Test 1
 
     @Test func aBigFileSentOfflineSurvivesKillsAndARestartWithoutStartingOver() throws {
         var (server, alice, bob, conversation) = try setUp()
@@ -114,7 +114,7 @@ struct AttachmentTests {
         #expect(try alice.outboxEntries().allSatisfy { $0.status == "sent" })
     }
 
-    // MARK: - Test 2 of the issue
+    // MARK: - Test 2
 
     @Test func aNonMemberGetsTheSame404AsForAnUnknownId() throws {
         let (server, alice, _, conversation) = try setUp()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The cache keeps 30 days by itself (issue 16): the first command of a day prunes older
+/// The cache keeps 30 days by itself: the first command of a day prunes older
 /// messages, once; the outbox is never touched. Old messages are made by moving cached
 /// lines' sent times back, which is what a month of waiting would do.
 @Suite(.harness)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 16: a member removed from a group "keeps what their own cache holds". Online,
+/// A member removed from a group "keeps what their own cache holds". Online,
 /// `history` gets 404 from the server and answers from the cache, saying so on stderr.
 @Suite(.harness)
 struct FormerMemberHistoryTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 8 through the real binaries: passwords stay secret, failed logins are limited,
+/// Hardening through the real binaries: passwords stay secret, failed logins are limited,
 /// and tokens expire, each seen the way a user of nexusctl sees it.
 struct HardeningTests {
     /// The password goes in on stdin only. Afterwards it is nowhere: not in nexusd's log at

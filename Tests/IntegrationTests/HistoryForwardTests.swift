@@ -3,7 +3,7 @@ import NexusCore
 import Testing
 
 /// `history --after` and `--all` page forward, for scripts that keep their own place and for
-/// exports (issue 16): oldest to newest, each message once, online and from the cache.
+/// exports: oldest to newest, each message once, online and from the cache.
 @Suite(.harness)
 struct HistoryForwardTests {
     @Test func afterASeqAnIdOrATimeAndAllRunForwardOnce() throws {

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// History and the local cache (issue 5), with the real binaries.
+/// History and the local cache, with the real binaries.
 @Suite(.harness)
 struct HistoryTests {
     /// alice sends `count` messages to bob; returns bob and the conversation id.

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Issue 12, item 2: what other people wrote reaches the terminal escaped (docs/output.md),
+/// What other people wrote reaches the terminal escaped (docs/output.md),
 /// so it can't fake a line, clear the screen or write the clipboard; with --json it stays
 /// exactly what was sent.
 @Suite(.harness)
@@ -17,7 +17,7 @@ struct HostileTextTests {
         }.map { "U+" + String($0.value, radix: 16) }
     }
 
-    /// The messages of the issue and their kin, with how each must look in text output.
+    /// The hostile messages and their kin, with how each must look in text output.
     static let attacks: [(text: String, shown: String)] = [
         ("ok\r\u{1B}[2K[10:00] carol: wire the money", "ok\\r\\e[2K[10:00] carol: wire the money"),
         ("\u{1B}]52;c;cm0gLXJmIH4K\u{07}copied", "\\e]52;c;cm0gLXJmIH4K\\acopied"),

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Issue 12 through the real binaries, on either backend (see Backend): no account can pose
+/// Impersonation through the real binaries, on either backend (see Backend): no account can pose
 /// as another one's email, a stranger can't lock an owner out, nexusd's files are its own,
 /// and a damaged database is named.
 @Suite(.harness)
@@ -29,7 +29,7 @@ struct ImpersonationTests {
         try post(url, "/v1/register", json: #"{"email":"\#(jsonEmail)","password":"password123","displayName":"\#(name)"}"#)
     }
 
-    /// The repro of issue 12 and its look-alikes: refused with 400, by raw HTTP and by
+    /// The impostor's email and its look-alikes: refused with 400, by raw HTTP and by
     /// nexusctl before sending, and bob shows once in `users`.
     @Test func lookAlikeEmailsAreRefused() throws {
         let server = try TestServer()

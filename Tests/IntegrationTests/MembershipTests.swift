@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Group membership after creation (issue 16, test 2): add, remove, leave and rename with
+/// Group membership after creation: add, remove, leave and rename with
 /// the real nexusd and nexusctl, on the backend the suite runs on.
 @Suite(.harness)
 struct MembershipTests {
@@ -20,7 +20,7 @@ struct MembershipTests {
 
     struct History: Decodable {
         var messages: [Line]
-        /// i14-rest: the page is the cache's, the server having said "not a member".
+        /// The page is the cache's, the server having said "not a member".
         var notAMember: Bool?
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Replies, edits, deletes and reactions (issue 17, tests 3, 4 and 5): real nexusd, real
+/// Replies, edits, deletes and reactions: real nexusd, real
 /// nexusctl processes, on the backend the suite runs on.
 @Suite(.harness)
 struct MessageChangeTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// What a newcomer tripped on (issue 15), with the real binaries.
+/// What a newcomer tripped on, with the real binaries.
 @Suite(.harness)
 struct NewcomerTests {
     @Test func theOutboxListsWithoutALogin() throws {

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// The outbox promises that issue 12 found broken (items 3, 6, 7, 12, 13): a NUL cut a
+/// The outbox promises once found broken: a NUL cut a
 /// message short, a usage error still queued it, a message queued to an email was
 /// overtaken, a damaged record was lost while the flush said all was well, and a frozen
 /// server hung the client. Real nexusd, real nexusctl.

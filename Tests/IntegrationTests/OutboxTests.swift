@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// The outbox promises (issue 3): nothing lost, nothing duplicated, whatever the network,
+/// The outbox promises: nothing lost, nothing duplicated, whatever the network,
 /// a crash or a kill -9 does. Real nexusd, real nexusctl processes.
 @Suite(.harness)
 struct OutboxTests {

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Conversations and people (issue 4), with the real binaries.
+/// Conversations and people, with the real binaries.
 @Suite(.harness)
 struct PeopleTests {
     func unread(_ user: User, _ conversation: String) throws -> Int? {

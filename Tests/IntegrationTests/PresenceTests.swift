@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Presence follows connections (issue 16): a held `tail -f` keeps its user online, and
+/// Presence follows connections: a held `tail -f` keeps its user online, and
 /// when it ends they go offline, at once on a clean exit and within the 5 s grace when
 /// killed; presence changes in `tail -f --presence`; the chat header; `convos -f`.
 ///

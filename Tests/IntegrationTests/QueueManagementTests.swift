@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// The outbox, manageable (issue 16): `queue drop` (never sent afterwards, even by a flush
+/// The outbox, manageable: `queue drop` (never sent afterwards, even by a flush
 /// already running in another process), the cap ("Offline queue is full"), the retry limit
 /// ("Retry limit exceeded"), and the warnings for input that is not valid UTF-8.
 /// Real nexusd, real nexusctl processes.

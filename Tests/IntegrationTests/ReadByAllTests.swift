@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `convos` marks my last message "✓✓" once every member who reads has read it. An incoming
-/// hook's bot is a member that never reads, so it must not hold the mark back (issue 14).
+/// hook's bot is a member that never reads, so it must not hold the mark back.
 @Suite(.harness)
 struct ReadByAllTests {
     struct List: Decodable {

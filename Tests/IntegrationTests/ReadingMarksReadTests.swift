@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Reading marks read (issue 16): `history --read`, and `mark-read = yes` in the config for
+/// Reading marks read: `history --read`, and `mark-read = yes` in the config for
 /// every reading command; without either, reading leaves messages unread.
 @Suite(.harness)
 struct ReadingMarksReadTests {

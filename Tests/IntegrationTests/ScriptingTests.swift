@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// The scripting contract (issue 6): exit codes, JSON, colour, profiles, config, hooks,
+/// The scripting contract: exit codes, JSON, colour, profiles, config, hooks,
 /// completion. Real nexusd, real nexusctl.
 @Suite(.harness)
 struct ScriptingTests {
@@ -154,7 +154,7 @@ struct ScriptingTests {
         #expect(Set(first.keys) == ["id", "title"])
         #expect(first["title"] as? String == "Bob")
         #expect(convos["offline"] as? Bool == false)
-        // Beside the items, nested data nobody asked for goes (issue 15).
+        // Beside the items, nested data nobody asked for goes.
         #expect(Set(convos.keys) == ["conversations", "offline"], "\(convos.keys)")
 
         let unknown = try alice.run(["users", "--fields", "email,phone"])

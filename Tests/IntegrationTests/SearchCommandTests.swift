@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// `nexusctl search` (issue 18) against the real nexusd, on SQLite or PostgreSQL.
+/// `nexusctl search` against the real nexusd, on SQLite or PostgreSQL.
 @Suite(.harness)
 struct SearchCommandTests {
     /// A hit as `search --json` prints it.

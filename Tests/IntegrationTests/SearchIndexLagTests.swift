@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Issue 18: on SQLite the search index lags the commit (messages after the mark
+/// On SQLite the search index lags the commit (messages after the mark
 /// search_indexed.up_to wait, and a background task indexes them in batches, so sends don't pay
 /// FTS5's per-transaction cost). Searches must not tell: messages still waiting are found
 /// with the same syntax, their edits and deletes count, and once indexed the answers are

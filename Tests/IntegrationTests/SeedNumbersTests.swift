@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The product documents' numbers, through the real binaries (issue 16); typing's 3 s is
+/// The product documents' numbers, through the real binaries; typing's 3 s is
 /// checked in nexusd's PeopleTests with a settable clock, smart times in SmartTimeTests.
 @Suite(.harness)
 struct SeedNumbersTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 14: a session renewed by use is saved by the client, with no request of its own,
+/// A session renewed by use is saved by the client, with no request of its own,
 /// and `whoami` says when it lapses. The server's clock is moved by --clock-offset-file.
 @Suite(.harness)
 struct SessionRenewalTests {

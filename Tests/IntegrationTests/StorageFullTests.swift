@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A full disk under nexusd (issue 16): the sender reads "the server is out of storage" and
+/// A full disk under nexusd: the sender reads "the server is out of storage" and
 /// the message stays queued (exit 75), /healthz says so, and once space returns the queue
 /// goes out with no restart, each message once. The SQLite file sits on a 4 MiB tmpfs the
 /// test mounts (it needs root, as `make test` under CI has). On PostgreSQL the same 503

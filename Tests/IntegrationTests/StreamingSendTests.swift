@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// `send --each-line` on a pipe that never ends (issue 14, "Streaming stdin"): each line is
+/// `send --each-line` on a pipe that never ends ("Streaming stdin"): each line is
 /// queued as it arrives and delivered at once over one kept-alive connection; a kill -9 of
 /// nexusd loses and repeats nothing; SIGINT and SIGTERM queue every line read first.
 @Suite(.serialized) struct StreamingSendTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// HTTPS end to end (issue 13): the real nexusd serving TLS itself (--tls-cert, --tls-key)
+/// HTTPS end to end: the real nexusd serving TLS itself (--tls-cert, --tls-key)
 /// on loopback, the real nexusctl through the system's OpenSSL, and a throwaway CA made by
 /// Tests/scripts/make-test-certs.sh with the openssl CLI. Nothing leaves the machine: the
 /// one non-loopback host is under `.invalid`, which never resolves.

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// "tail never skips, never repeats" (issue 12, items 8-11), with real `tail -f --json`
+/// "tail never skips, never repeats" with real `tail -f --json`
 /// processes against the real nexusd: killed and restarted, side by side, across a restore
 /// of the server's database, and behind a hook that doesn't read its stdin.
 @Suite(.serialized) struct TailPromiseTests {

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Webhooks with real processes (issue 14, tests 4 and 5): curl posting through an
+/// Webhooks with real processes: curl posting through an
 /// incoming hook, and an outgoing hook delivering to a receiver the test runs, through
 /// receiver failures and kill -9s of nexusd. On both backends; two replicas on PostgreSQL.
 @Suite(.serialized, .harness)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import NexusCore
 
-/// A long list's second half read on a thread of its own (SecondHalf, issue 19): the same
+/// A long list's second half read on a thread of its own (SecondHalf): the same
 /// value as one reader and as JSONDecoder, wherever the boundary it starts from falls.
 struct ConversationsReadingHalvesTests {
     /// The list read in halves (whatever its length), by one reader, and by JSONDecoder.

@@ -4,7 +4,7 @@ import Testing
 /// nexusctl loads FoundationEssentials only: Foundation and its ICU data cost every process
 /// 6.5 MiB and part of its start. A core file that imported Foundation for one string search
 /// put `send`'s peak from 15.5 to 22.0 MiB in `make bench`, whose memory rows were still
-/// under their limits, and no test failed (issue 19, twelfth session). Debug builds link
+/// under their limits, and no test failed. Debug builds link
 /// Foundation whatever the sources say, so the sources are what is checked.
 struct FoundationImportTests {
     @Test func foundationIsImportedOnlyWhereFoundationEssentialsIsMissing() throws {

@@ -5,7 +5,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Issue 12, item 13: a server that accepts connections and reads nothing (a stopped
+/// A server that accepts connections and reads nothing (a stopped
 /// process: the kernel still completes the handshake) must not hang the client.
 struct HTTPDeadlineTests {
     /// A loopback socket that listens and never accepts: a frozen server.

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// Issue 17, edit/delete/react speed: a change rewrites only its own line of the cached
+/// Edit/delete/react speed: a change rewrites only its own line of the cached
 /// segment (the rest go over byte for byte), and a text that looks like a seq key does not
 /// fool it into keeping an old line or changing the wrong one.
 @Suite(.timeLimit(.minutes(5)))

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// The wire side of issue 17: `CONVERSATION/SEQ` references, and the conversation list's
+/// The wire side of message changes: `CONVERSATION/SEQ` references, and the conversation list's
 /// hand-written encoder carrying replies, edits, tombstones and reactions as Codable does.
 struct MessageChangeWireTests {
     @Test(arguments: [("12/345", MessageReference(conversationId: 12, seq: 345)), ("1/1", MessageReference(conversationId: 1, seq: 1))])

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import NexusCore
 
-/// Issue 19: a long list is kept in the cache on a thread of its own while the caller shows
+/// A long list is kept in the cache on a thread of its own while the caller shows
 /// it (`OfflineFirst.read(keepingAside:)`); `kept()` waits for it and tells what went wrong.
 struct OfflineFirstKeepingAsideTests {
     /// The read returns while the keeping still waits for the caller: kept aside, not in line.

@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// The outbox's kinds of change (issue 17): files written before kinds existed still load
+/// The outbox's kinds of change: files written before kinds existed still load
 /// as sends; every kind keeps what it needs through a compaction; and the one ordering
 /// rule holds across kinds: a change never overtakes what its conversation queued first.
 struct OutboxKindsTests {

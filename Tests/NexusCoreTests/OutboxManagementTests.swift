@@ -2,7 +2,7 @@ import Foundation
 import NexusCore
 import Testing
 
-/// The outbox's management in the core (issue 16): the retry limit counts time from the
+/// The outbox's management in the core: the retry limit counts time from the
 /// first failed try and survives a rewrite; a retry starts it afresh; a dropped message's
 /// tombstone survives a rewrite for a day; the cap refuses new messages only.
 final class OutboxManagementTests {

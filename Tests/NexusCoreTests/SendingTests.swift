@@ -26,7 +26,7 @@ struct SendingTests {
         try sending.deliver(.everything, ignoreBackoff: now, lock: .wait(onBusy: nil))
     }
 
-    /// Issue 12, item 7: queued to an email while down, then a send by id to the same
+    /// Queued to an email while down, then a send by id to the same
     /// conversation; the first must keep seq 1.
     @Test func aMessageQueuedToAnEmailIsNotOvertakenByASendById() throws {
         server.directs["bob@example.com"] = 7  // bob opened it; this profile doesn't know yet
@@ -131,7 +131,7 @@ struct SendingTests {
         #expect(try flush().report.sent.count == 2)
     }
 
-    /// Issue 12, item 12: a damaged line is named, survives compaction, and only `repair` drops it.
+    /// A damaged line is named, survives compaction, and only `repair` drops it.
     @Test func aDamagedRecordIsNamedKeptAndOnlyRepairDropsIt() throws {
         server.down = true
         let queued = try send((1...3).map { "m\($0)" }, to: 1)
@@ -183,7 +183,7 @@ struct SendingTests {
     }
 }
 
-/// Issue 12, item 3: a NUL is refused with where it is.
+/// A NUL is refused with where it is.
 struct TextLimitTests {
     @Test func aNulIsRefusedWithItsPosition() {
         #expect(Limits.problem(withText: "before\0after")?.contains("line 1, column 7 (byte offset 6)") == true)

@@ -5,7 +5,7 @@ import Synchronization
 /// What the controllers share: the stores and the in-memory helpers around them.
 ///
 /// A class: every controller, and every closure and parked poll that keeps one, holds it.
-/// As a struct, each such copy was some 800 bytes and 40 retains (issue 19: a quarter of
+/// As a struct, each such copy was some 800 bytes and 40 retains (a quarter of
 /// nexusd's time answering 10,000 held polls went to retain and release).
 final class AppServices: Sendable {
     let stores: Stores

@@ -7,7 +7,7 @@ import NIOHTTPTypes
 public struct BenchOptions: Sendable {
     /// `--bench-routes`: the trivial routes below.
     public var routes = false
-    /// `--bench-baseline`: sends take the path they had before issue 19 (SQLiteNIO for the
+    /// `--bench-baseline`: sends skip the fast path (SQLiteNIO for the
     /// INSERT, Codable for the answer; on PostgreSQL, one transaction a single send), so one
     /// build measures before and after side by side.
     public var baseline = false
@@ -24,7 +24,7 @@ public struct BenchOptions: Sendable {
 /// generator and print each throughput row as a fraction of it.
 enum BenchRoutes {
     /// The same answer written by `BelowHummingbird`, so the bench can say how much of the
-    /// limit route's cost is Hummingbird's own (issue 19, target 2).
+    /// limit route's cost is Hummingbird's own (the 60 µs a message target).
     static let belowHummingbirdPath = "/bench/limit-nio"
 
     /// An answer the size and shape of a send's (SendResponse), written once.

@@ -3,7 +3,7 @@ import Logging
 /// nexusd's log handler: swift-log's StreamLogHandler, with its metadata made into text
 /// only when a line is written. StreamLogHandler formats all of its metadata each time one
 /// key is set, and Hummingbird sets a request id on every request's logger: about 2 % of
-/// nexusd's CPU on single sends (issue 19), for lines that, at the default level, are
+/// nexusd's CPU on single sends, for lines that, at the default level, are
 /// never written. The lines themselves are StreamLogHandler's, unchanged.
 public struct LogLines: LogHandler {
     private var lines: StreamLogHandler

@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 import NexusCore
 
-/// `edit`, `delete` and `react`, whole process, against `send` in the same run (issue 17:
+/// `edit`, `delete` and `react`, whole process, against `send` in the same run (the target:
 /// each within 1.3x of send). The four commands take turns, so a busy moment of the
 /// machine costs them alike; each changes a message of its own, so every run writes a
 /// real change (and its feed event), never the no-op of an edit to the same text.

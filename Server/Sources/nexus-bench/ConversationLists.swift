@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 import NexusCore
 
-/// `NEXUS_BENCH_ONLY=convos` (issue 19, target 5): one user in 10,000 group conversations; the
+/// `NEXUS_BENCH_ONLY=convos` (the list target): one user in 10,000 group conversations; the
 /// server's list, whole, and `nexusctl convos` online and from the local cache.
 func conversationListMeasures() {
     let (frankAPI, _, frankHome) = makeUser("frank")

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// `make dist`'s artifacts (issue 20), in $NEXUS_BENCH_DIST (bench.sh passes dist/ when
+/// `make dist`'s artifacts, in $NEXUS_BENCH_DIST (bench.sh passes dist/ when
 /// `make dist` has made it): start-up of the static nexusctl beside the dynamic one of this
 /// run, interleaved, and the size of each binary and package. NEXUS_BENCH_ONLY=dist.
 func distMeasures() {

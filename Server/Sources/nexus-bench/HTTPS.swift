@@ -5,7 +5,7 @@ import NexusCore
 import Glibc
 #endif
 
-/// The HTTPS rows (issue 13), each beside the plain figure it is compared with: nexusd's
+/// The HTTPS rows, each beside the plain figure it is compared with: nexusd's
 /// own TLS listener with a throwaway CA (Tests/scripts/make-test-certs.sh), and a plain
 /// nexusd started beside it.
 func httpsMeasures() {

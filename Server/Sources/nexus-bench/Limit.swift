@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 import NexusCore
 
-// The limit row (issue 19): the same load generator against nexusd's bench-only trivial
+// The limit row: the same load generator against nexusd's bench-only trivial
 // route (`--bench-routes`, BenchRoutes.swift), so every throughput row can say what
 // fraction of what Hummingbird and this machine can do it reaches, in the same run.
 
@@ -79,8 +79,8 @@ func limit() -> Double {
 /// How much of the limit route's cost is Hummingbird's own: the limit route, and the same
 /// answer from a handler in the connection's pipeline below Hummingbird (`/bench/limit-nio`),
 /// by turns on a nexusd of their own (that handler sees every request, so the other rows'
-/// nexusd goes without it). Target 2's 60 µs a message is weighed against it
-/// (docs/benchmarks.md, "Thirtieth session").
+/// nexusd goes without it). The 60 µs a message target is weighed against it
+/// (docs/benchmarks.md).
 func belowHummingbird() {
     let rounds = 3
     let (child, url) = startServer(db: work + "/bench-below.sqlite", extra: ["--bench-below-hummingbird"])

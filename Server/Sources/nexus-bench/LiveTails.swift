@@ -5,7 +5,7 @@ import NexusCore
 import Glibc
 #endif
 
-// Ten thousand live tails (issue 19, point 4): one nexusd holds 10,000 long polls of
+// Ten thousand live tails (the scale target): one nexusd holds 10,000 long polls of
 // GET /v1/sync, the request `tail -f` makes (FeedFollower), 10 for each of 1,000 users,
 // and one message in a 1,000-member group reaches them all. 10,000 nexusctl processes
 // would measure the machine, not nexusd, so the polls are raw sockets on one epoll thread

@@ -6,7 +6,7 @@ import NexusCore
 /// replicas (`urls`, `pids`), each into a direct conversation of its own, three rounds, each
 /// row their median (one round read 4,758 to 5,420 msg/s in three runs of one build). With
 /// NEXUS_BENCH_BASELINE=1, a second pair of replicas of the same build on the same
-/// database with `--bench-baseline` (one transaction a send, as before issue 19's group
+/// database with `--bench-baseline` (one transaction a send, without the group
 /// commit on PostgreSQL; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> starts that binary instead)
 /// takes turns with the current pair, three rounds each, so the two are compared in one run.
 func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {

@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 import NexusCore
 
-/// `NEXUS_BENCH_ONLY=search` (issue 18): queries on the server over a million messages of
+/// `NEXUS_BENCH_ONLY=search`: queries on the server over a million messages of
 /// mixed words, the whole `nexusctl search` process, and the offline scan of a million
 /// cached lines. NEXUS_BENCH_SEARCH_MESSAGES=N changes the million (for debug builds).
 /// Run once on SQLite with every row, and once on PostgreSQL with the server's rows only

@@ -5,7 +5,7 @@ import NexusCore
 import Glibc
 #endif
 
-/// `NEXUS_BENCH_ONLY=indexcost` (issue 18): what the search index costs the send path. Two
+/// `NEXUS_BENCH_ONLY=indexcost`: what the search index costs the send path. Two
 /// nexusd of the same build on fresh SQLite databases, one with the index's triggers dropped
 /// and its mark set past any id (sqlite3), so that nothing is indexed there, take the
 /// single-send and batch-ingest loads of the rows above in alternating turns, so both see

@@ -5,7 +5,7 @@ import NexusCore
 import Glibc
 #endif
 
-/// `send --each-line` as a stream (issue 14): 1,000 lines written one at a time, 10 ms
+/// `send --each-line` as a stream: 1,000 lines written one at a time, 10 ms
 /// apart, into one nexusctl; each line's latency from its write to the line a real
 /// `tail -f --json` of the recipient prints. NEXUS_BENCH_ONLY=stream runs only this.
 func streamingSendMeasures(senderHome: String, tailHome: String, recipientEmail: String) {

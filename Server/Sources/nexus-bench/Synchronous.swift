@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 import NexusCore
 
-/// Synchronous replication's cost (issue 21), in the same run as the asynchronous figures it
+/// Synchronous replication's cost, in the same run as the asynchronous figures it
 /// is compared with: Tests/scripts/failover-bench.sh starts a pg_auto_failover primary and
 /// standby and gives two databases on it, NEXUS_BENCH_SYNC_DB (every commit waits for the
 /// standby's flush, as pg_auto_failover sets it) and NEXUS_BENCH_ASYNC_DB (the same server

@@ -6,8 +6,8 @@ import Glibc
 #endif
 
 /// The polls: one socket each, read by one thread through epoll, each answer timed when
-/// the wake-up that brought its last bytes returns. With `usePoll` (the bench before
-/// i19-tails), poll(2) instead: it scans all 10,000 descriptors at every call, which on
+/// the wake-up that brought its last bytes returns. With `usePoll` (as the bench was before
+/// epoll), poll(2) instead: it scans all 10,000 descriptors at every call, which on
 /// 2 cores took CPU from the nexusd being measured while the answers came in.
 final class TailPolls: @unchecked Sendable {
     private let lock = NSLock()

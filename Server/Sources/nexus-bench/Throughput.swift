@@ -35,8 +35,8 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String)
 private let writerThread = "sqlite-writer"
 
 /// The single-send rows: 8 and 64 clients against the limit. With NEXUS_BENCH_BASELINE=1,
-/// also a nexusd of the same build with `--bench-baseline` (the send path before issue 19),
-/// or with NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> that binary (main's, say), taking turns with
+/// also a nexusd of the same build with `--bench-baseline` (sends without the fast path),
+/// or with NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> that binary (an older build, say), taking turns with
 /// the current path, so the two are compared in one run. NEXUS_BENCH_ROUNDS=N takes N turns
 /// each (default 3) and reports the medians, as a shared machine needs: one turn at 8
 /// clients read 28 to 35 % of the limit in three whole runs of one session.
@@ -57,7 +57,7 @@ func throughputMeasures() {
         else { nil }
     if let (_, baselineURL) = baseline { warmUp(url: baselineURL) }
     let rounds = max(1, Int(environment["NEXUS_BENCH_ROUNDS"] ?? "") ?? 3)
-    let beforeName = beforeBinary == nil ? "baseline (send path before issue 19)" : "before (NEXUS_BENCH_NEXUSD_BEFORE)"
+    let beforeName = beforeBinary == nil ? "baseline (no single-send fast path)" : "before (NEXUS_BENCH_NEXUSD_BEFORE)"
     for senders in [8, 64] {
         var before: [Turn] = []
         var after: [Turn] = []

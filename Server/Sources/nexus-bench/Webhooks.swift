@@ -5,7 +5,7 @@ import NexusCore
 import Glibc
 #endif
 
-/// The webhook rows (issue 14), on a nexusd of their own (its incoming rate limit raised, so
+/// The webhook rows, on a nexusd of their own (its incoming rate limit raised, so
 /// the runs measure posting, not 429s): an incoming post by a new curl process against a
 /// plain `nexusctl send` of the same run, and an outgoing delivery's latency from the
 /// send's commit to the receiver's request, with the receiver in this process.

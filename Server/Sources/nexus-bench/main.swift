@@ -67,12 +67,12 @@ _ = bobAPI
 // NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist, tails) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
-// NEXUS_BENCH_BASELINE=1 adds the send path before issue 19 to the throughput rows (Throughput.swift) and
+// NEXUS_BENCH_BASELINE=1 adds the slow send path (--bench-baseline) to the throughput rows (Throughput.swift) and
 // to the PostgreSQL single sends (PostgresSends.swift; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> to use another binary).
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 /// NEXUS_BENCH_ONLY=history,convos runs several parts, in the order of a whole run, on one
 /// server: a part that follows others meets the database they left (a million messages here;
-/// the thirteenth session ran the list both ways: 21.39 ms after history, 23.14 ms alone).
+/// one run took the list both ways: 21.39 ms after history, 23.14 ms alone).
 let onlyParts = Set(only?.split(separator: ",").map(String.init) ?? [])
 /// True when this run measures `part`: every part when NEXUS_BENCH_ONLY is unset.
 func runs(_ part: String) -> Bool { only == nil || onlyParts.contains(part) }
@@ -174,7 +174,7 @@ if runs("indexcost") { searchIndexCostMeasures() }
 
 if runs("history") { historyMeasures() }
 
-// MARK: 5b. search (issue 18): Search.swift
+// MARK: 5b. search: Search.swift
 
 if runs("search") {
     let (searchAPI, _, searchHome) = makeUser("sara")

@@ -96,7 +96,7 @@ struct Nexusd: AsyncParsableCommand {
     @Flag(help: ArgumentHelp("Add the bench's trivial route (make bench only).", visibility: .hidden))
     var benchRoutes = false
 
-    @Flag(help: ArgumentHelp("Send the way nexusd did before issue 19, to compare (make bench only).", visibility: .hidden))
+    @Flag(help: ArgumentHelp("Send without the single-send fast path, to compare (make bench only).", visibility: .hidden))
     var benchBaseline = false
 
     @Flag(help: ArgumentHelp("Answer the bench's trivial route below Hummingbird too (make bench only).", visibility: .hidden))

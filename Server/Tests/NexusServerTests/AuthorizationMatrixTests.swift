@@ -8,7 +8,7 @@ import Testing
 
 /// Every endpoint that takes a conversation (or one of its messages), called by every kind
 /// of caller. Members get their answer; non-members, and members removed from the group
-/// (i16-members), get exactly what an unknown id gets, so they learn nothing; the rest get
+/// (members removed or left), get exactly what an unknown id gets, so they learn nothing; the rest get
 /// 401, an expired token with its own code.
 struct AuthorizationMatrixTests {
     enum Caller: String, CaseIterable, Sendable {
@@ -35,13 +35,13 @@ struct AuthorizationMatrixTests {
         Endpoint(method: .post, path: "/v1/conversations/{c}/typing", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/sync?conversation={c}", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/sync?conversation={c}&last=5", memberStatus: .ok),
-        // i16-presence: a member's contacts' presence; a non-member learns nothing of it.
+        // A member's contacts' presence; a non-member learns nothing of it.
         Endpoint(method: .get, path: "/v1/sync?conversation={c}&presence=", memberStatus: .ok),
         Endpoint(method: .get, path: "/v1/messages/{m}/status", memberStatus: .ok, nonMemberCode: "message_not_found"),
         Endpoint(method: .post, path: "/v1/hooks", body: #"{"conversationId":{c}}"#, memberStatus: .created),
-        // i17-attachments: message 2 carries a file (see `sendWithFile`).
+        // Message 2 carries a file (see `sendWithFile`).
         Endpoint(method: .get, path: "/v1/conversations/{c}/messages/2/attachments/0", memberStatus: .ok),
-        // i16-members: the group's members and changes to them.
+        // The group's members and changes to them.
         Endpoint(method: .get, path: "/v1/conversations/{c}/members", memberStatus: .ok),
         Endpoint(method: .post, path: "/v1/conversations/{c}/members", body: #"{"localId":"matrix-add","emails":["frank@example.com"]}"#, memberStatus: .created),
         Endpoint(method: .post, path: "/v1/conversations/{c}/members/remove", body: #"{"localId":"matrix-remove","emails":["erin@example.com"]}"#, memberStatus: .created),

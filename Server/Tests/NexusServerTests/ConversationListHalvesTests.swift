@@ -5,7 +5,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Issue 19: a long conversation list read in two halves at once (SQLiteConversationList+Halves)
+/// A long conversation list read in two halves at once (SQLiteConversationList+Halves)
 /// reads one commit, as one transaction would, and the writer hold it relies on holds.
 /// (ConversationListJSONTests compares the halves' bytes with the models' list.)
 @Suite(.timeLimit(.minutes(5)))

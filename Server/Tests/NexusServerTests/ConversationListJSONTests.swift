@@ -5,7 +5,7 @@ import Testing
 
 @testable import NexusServer
 
-/// i19-list: the conversation list read and written in one pass on SQLite
+/// The conversation list read and written in one pass on SQLite
 /// (SQLiteConversationList) answers the same bytes as the list built from models
 /// (`conversations(viewer:)`, then `jsonBytes()`), on the hard cases, whether it is read
 /// whole or in two halves at once.

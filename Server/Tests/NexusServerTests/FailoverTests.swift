@@ -5,7 +5,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Several PostgreSQL hosts (issue 21): the URL, and, on the test cluster when there is one
+/// Several PostgreSQL hosts: the URL, and, on the test cluster when there is one
 /// (Tests/scripts/with-postgres.sh), finding the writable primary among them, answering
 /// 503 at once while there is none, and finding it again by itself. The real failover, with
 /// pg_auto_failover and two replicas, is Tests/scripts/failover.sh (`make failover-test`).

@@ -6,7 +6,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Issue 14: a bot joins a conversation through its owner only, also when a group is created
+/// A bot joins a conversation through its owner only, also when a group is created
 /// with it (POST /v1/conversations), as when it is added later (MembersController).
 @Suite(.timeLimit(.minutes(5)))
 struct GroupBotTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Issue 19, target 3: concurrent single sends on PostgreSQL go in together, one
+/// Concurrent single sends on PostgreSQL go in together, one
 /// transaction a group (PostgresSendBatcher). Whatever the grouping, every answer must be
 /// the one a send alone would have had. Run on PostgreSQL through with-postgres.sh; on
 /// SQLite the same promises hold through its writer's group commit.

@@ -6,7 +6,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Issue 12: rows from before the identity rule, the database's file modes, a damaged
+/// Rows from before the identity rule, the database's file modes, a damaged
 /// database file.
 struct IdentityRepairTests {
     private static func rows(_ pairs: [(Int64, String)]) -> [IdentityRepair.Row] { pairs.map { .init(id: $0.0, text: $0.1) } }
@@ -30,7 +30,7 @@ struct IdentityRepairTests {
         #expect(IdentityRepair(users: Self.rows([(1, "bob@example.test"), (2, "disabled:2@invalid")]), displayNames: [], titles: []).isEmpty)
     }
 
-    /// The repro of issue 12 stored as an old nexusd stored it: SQLite reads the impostor's
+    /// The look-alike account stored as an old nexusd stored it: SQLite reads the impostor's
     /// email back cut at the NUL, as bob's own; start-up disables it and revokes its session.
     @Test func startUpDisablesAStoredLookAlike() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nexusd-repair-\(UUID().uuidString)").path
@@ -46,7 +46,7 @@ struct IdentityRepairTests {
         _ = try await database.writer.perform { db in
             try await db.query("UPDATE users SET email = CAST(X'626F62406578616D706C652E7465737400' AS TEXT) WHERE email = 'impostor@example.test'")
         }
-        // As issue 12 found it: two accounts that both read as bob@example.test.
+        // As an old nexusd left it: two accounts that both read as bob@example.test.
         #expect(try await SQLiteUserStore(db: database).users(excluding: 0, search: nil).map(\.email) == ["bob@example.test", "bob@example.test"])
         try await database.close()
 
@@ -111,7 +111,7 @@ struct DatabaseFileTests {
     }
 }
 
-/// Issue 12, item 5: a stranger who knows an email can't lock its owner out.
+/// A stranger who knows an email can't lock its owner out.
 struct LoginLockoutTests {
     @Test func aStrangersFailuresDoNotLockTheOwnersAddress() {
         let limiter = LoginLimiter(ServerLimits())

@@ -16,7 +16,7 @@ struct HardeningTests {
             try expectError(nul, .badRequest, code: "invalid_password")
             _ = try await api.register("b@example.com", password: "secret12")
             let login = try await api.call(.post, "/v1/login", json: LoginRequest(email: "b@example.com", password: "secret12\u{0}x"))
-            // Said plainly, and not counted as a guess (issue 12).
+            // Said plainly, and not counted as a guess.
             try expectError(login, .badRequest, code: "invalid_password")
         }
     }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Issue 12, items 1 and 3: no account can take another one's email with a character
+/// No account can take another one's email with a character
 /// that does not show, and no text field takes a NUL.
 struct IdentityTests {
     /// Each of these reads as bob@example.test on a terminal.

@@ -5,7 +5,7 @@ import Testing
 @testable import NexusServer
 
 /// nexusd's log handler writes StreamLogHandler's lines, and makes its metadata into text
-/// only for a line it writes (issue 19: not on every request).
+/// only for a line it writes (not on every request).
 @Suite struct LogLinesTests {
     private final class Lines: TextOutputStream, Sendable {
         private let written = Mutex<[String]>([])

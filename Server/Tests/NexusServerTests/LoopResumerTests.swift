@@ -5,7 +5,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Woken polls are resumed on their connections' loops (issue 19), where their answers
+/// Woken polls are resumed on their connections' loops, where their answers
 /// are written.
 @Suite(.timeLimit(.minutes(1)))
 struct LoopResumerTests {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import NexusServer
 
-/// What lets replicas skip a database read a request (issue 19): the session cache's
+/// What lets replicas skip a database read a request: the session cache's
 /// bound, the notes that empty it, and the one watchdog behind every query's deadline and
 /// every call on a dropped pool.
 /// Two real replicas revoking across each other: ReplicaSessionCacheTests (integration).

@@ -58,7 +58,7 @@ struct ScopeMatrixTests {
         Row(route: "POST /v1/messages/changes", path: "/v1/messages/changes",
             body: #"{"changes":[{"conversationId":{c},"localId":"r-{n}","kind":"react","seq":1,"emoji":"👍"}]}"#, need: .send),
         Row(route: "GET /v1/search", path: "/v1/search?q=hi", need: .read),
-        // i16-presence: a live client's goodbye only makes its own user offline sooner.
+        // A live client's goodbye only makes its own user offline sooner.
         Row(route: "DELETE /v1/presence/{client}", path: "/v1/presence/c{n}", need: nil),
         // Hooks hold secrets and post as bots: managed by a session only, like tokens.
         Row(route: "POST /v1/hooks", path: "/v1/hooks", body: #"{"conversationId":{c},"name":"new-{n}"}"#, need: .manage),
@@ -71,7 +71,7 @@ struct ScopeMatrixTests {
         Row(route: "PATCH /v1/uploads/{sha256}", path: "/v1/uploads/{u}?offset=0", body: "hello", need: .send),
         Row(route: "GET /v1/conversations/{id}/messages/{seq}/attachments/{index}", path: "/v1/conversations/{c}/messages/3/attachments/0",
             need: .read, conversational: true),
-        // i16-members: `{g}` is a group of alice, bob and dave made for the call. Listing
+        // `{g}` is a group of alice, bob and dave made for the call. Listing
         // members is reading; changing them is what a person does (a session or scope all).
         Row(route: "GET /v1/conversations/{id}/members", path: "/v1/conversations/{g}/members", need: .read, conversational: true),
         Row(route: "POST /v1/conversations/{id}/members", path: "/v1/conversations/{g}/members",

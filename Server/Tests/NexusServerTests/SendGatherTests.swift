@@ -5,7 +5,7 @@ import Testing
 
 @testable import NexusServer
 
-/// PostgresSendBatcher's gather (issue 19, target 3): clients that each wait for their
+/// PostgresSendBatcher's gather: clients that each wait for their
 /// answer before sending again go in one group, not in cohorts that take turns; an idle
 /// or lone sender never waits for it; and a sender that stops costs one wait at most.
 @Suite(.timeLimit(.minutes(2)))

@@ -4,7 +4,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Issue 19's send path: the writer's direct SQLite connection with kept statements, and
+/// The single-send fast path: the writer's direct SQLite connection with kept statements, and
 /// the answer written by hand. Each scenario runs on it and on the path before
 /// (`--bench-baseline`: SQLiteNIO and Codable), which must agree.
 @Suite(.timeLimit(.minutes(5)))

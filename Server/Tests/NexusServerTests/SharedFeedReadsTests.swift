@@ -5,7 +5,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Polls woken together share one feed read (issue 19, ten thousand live tails), and the
+/// Polls woken together share one feed read (ten thousand live tails), and the
 /// sharing keeps the feed's promises: nothing missed, nothing twice.
 @Suite(.timeLimit(.minutes(5)))
 struct SharedFeedReadsTests {

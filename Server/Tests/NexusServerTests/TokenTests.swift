@@ -17,7 +17,7 @@ struct TokenTests {
             #expect(alice.expiresAt == Timestamp(milliseconds: clock.read().milliseconds + 600_000))
             // The first call puts the session in the cache: expiry must hold there too.
             #expect(try await api.call(.get, "/v1/me", token: alice.token).status == .ok)
-            // Each use slides the expiry to 600 s after it (issue 14), so two uses 599 s
+            // Each use slides the expiry to 600 s after it, so two uses 599 s
             // apart outlast the first 600 s; then 600 s idle end it.
             clock.advance(seconds: 599)
             #expect(try await api.call(.get, "/v1/me", token: alice.token).status == .ok)

@@ -1,7 +1,7 @@
 import LibC
 
 // `search --offline` reads every cached line: a million of them took 260–300 ms on one
-// core (issue 19's row, at most 300 ms). The files are cut in two halves of bytes,
+// core (the scale target: at most 300 ms). The files are cut in two halves of bytes,
 // read beside each other; a line belongs to the half it starts in.
 
 /// Bytes `from..<to` of a file; `to` is .max for the rest of it, however long it grew.

@@ -1,5 +1,5 @@
 // Reading the list of someone in ten thousand conversations took a quarter of `convos`'s
-// time (issue 19, target 5: at most 60 ms, whole process). A long list's second half is
+// time (the list target: at most 60 ms, whole process). A long list's second half is
 // read on a thread of its own while this one reads the first, on a machine with a core to
 // spare; the halves meet where the first one ends.
 

@@ -1,6 +1,6 @@
 extension SyncResponse {
     /// The same JSON as the Codable encoding, for a page of message events: what a woken
-    /// `tail -f` is answered. Issue 19's 10,000 tails of one group have 1,000 such pages to
+    /// `tail -f` is answered. The 10,000 tails of one group in the scale test have 1,000 such pages to
     /// encode at once, and Codable's encoder took a twentieth of nexusd's time for them.
     /// Nil when an event is of another kind, or the answer carries typing or presence:
     /// those go through the encoder.

@@ -147,7 +147,7 @@ struct AttachmentsController {
                     // A write from off the channel's loop reaches it later, and so does the
                     // news that the socket is full: meanwhile the next writes went through,
                     // and a busy host held tens of 256 KiB pieces (nexusd's peak over a 1 GiB
-                    // download, issue 19). Once the loop has taken this write, the next one
+                    // download). Once the loop has taken this write, the next one
                     // waits for the socket.
                     try await loop?.submit {}.get()
                 }

@@ -29,7 +29,7 @@ extension SyncController {
             let seen = services.notifier.version(of: poll.viewer)
             let page: SharedFeedReads.Page
             do {
-                // i16-members: removed (or left) while parked: the non-member's 404 now.
+                // Removed (or left) while parked: the non-member's 404 now.
                 if let conversationId = poll.conversationId {
                     _ = try await services.members(of: conversationId, viewer: poll.viewer)
                 }

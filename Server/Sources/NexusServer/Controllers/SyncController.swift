@@ -129,7 +129,7 @@ struct SyncController {
             // A graceful shutdown wakes it (FeedNotifier.shutDownWithServer).
             await services.notifier.wait(user: me.id, seen: seen, timeout: poll.deadline - ContinuousClock.now, on: loop, waiting: held)
             seen = services.notifier.version(of: me.id)
-            // i16-members: removed (or left) while this poll waited: the non-member's 404 now.
+            // Removed (or left) while this poll waited: the non-member's 404 now.
             if let conversationId {
                 _ = try await services.members(of: conversationId, viewer: me.id)
             }

@@ -107,7 +107,7 @@ enum PostgresSchema {
             """,
         ],
         [
-            // i14-tokens: bots (users with an owner and no password), access tokens, and an
+            // Bots (users with an owner and no password), access tokens, and an
             // index for deleting expired sessions. A bot whose owner_id is NULL was deleted.
             "ALTER TABLE users ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false",
             "ALTER TABLE users ADD COLUMN owner_id BIGINT REFERENCES users(id)",
@@ -129,10 +129,10 @@ enum PostgresSchema {
             )
             """,
         ],
-        // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
+        // Webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
         HookSchema.postgres,
         [
-            // i18-search: the full-text index of message text for `search`: a generated
+            // The full-text index of message text for `search`: a generated
             // tsvector column (so it follows every UPDATE of the text: an edit is found by
             // its new words, a deleted message's emptied text by none) with a GIN index.
             // The `simple` configuration assumes no language; unaccent (postgresql-contrib)
@@ -152,7 +152,7 @@ enum PostgresSchema {
             "CREATE INDEX messages_search ON messages USING GIN (search)",
         ],
         [
-            // i17-changes: replies, edits, deletes and reactions, as on SQLite (see SQLiteSchema).
+            // Replies, edits, deletes and reactions, as on SQLite (see SQLiteSchema).
             "ALTER TABLE messages ADD COLUMN reply_to BIGINT",
             "ALTER TABLE messages ADD COLUMN edited_at BIGINT",
             "ALTER TABLE messages ADD COLUMN deleted_at BIGINT",
@@ -170,7 +170,7 @@ enum PostgresSchema {
             )
             """,
         ],
-        // i17-attachments: a message's files (a JSON array, NULL when none), uploads, and
+        // A message's files (a JSON array, NULL when none), uploads, and
         // their bytes in rows of about 1 MiB, so every replica serves every blob.
         [
             "ALTER TABLE messages ADD COLUMN attachments TEXT",
@@ -199,13 +199,13 @@ enum PostgresSchema {
             "ALTER TABLE upload_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
         ],
         [
-            // i16-members: membership after creation. A membership event is a message whose
+            // Membership after creation. A membership event is a message whose
             // `membership` (JSON: kind, userIds, name) says what changed, so it takes a seq;
             // NULL for every other message.
             "ALTER TABLE messages ADD COLUMN membership TEXT",
         ],
         [
-            // i16-presence: leases of live clients (Stores/Presence), shared by the replicas.
+            // Leases of live clients (Stores/Presence), shared by the replicas.
             """
             CREATE TABLE presence_leases (
                 user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -219,7 +219,7 @@ enum PostgresSchema {
             """,
         ],
         [
-            // i19: the same search vector, in plpgsql. A SQL function with SET cannot be
+            // The same search vector, in plpgsql. A SQL function with SET cannot be
             // inlined, and PostgreSQL parsed and planned its body again for every INSERT
             // or UPDATE of messages (30-45 µs a statement, an eighth of its CPU under
             // single sends); plpgsql keeps its plan for the session (15-20 µs). Same words
@@ -235,7 +235,7 @@ enum PostgresSchema {
             """,
         ],
         [
-            // i19: the same function without its SET clause. Each call with SET saved and
+            // The same function without its SET clause. Each call with SET saved and
             // restored search_path around the body (fmgr_security_definer): 30 µs of
             // PostgreSQL's CPU a group of four single sends, 7 % of their statement's. Every
             // name in the body now carries its schema, unaccent's looked up where the

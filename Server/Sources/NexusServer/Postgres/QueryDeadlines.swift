@@ -3,7 +3,7 @@ import Synchronization
 /// Every database call in flight: its deadline (PostgresDatabase.deadline) and the pool it
 /// runs on, kept by one table. A task group racing each query against its own `Task.sleep`
 /// cost two child tasks and a dispatch timer set and cancelled a query: about a sixth of a
-/// replica's CPU on single sends (issue 19's profile). Here a call is one task and a table
+/// replica's CPU on single sends (in the bench's profile). Here a call is one task and a table
 /// entry; a watchdog that ticks every `tick` while calls with a deadline are in flight fails
 /// those past it (`DatabaseUnavailable`) and cancels them, so a call gives up at most one
 /// tick late.

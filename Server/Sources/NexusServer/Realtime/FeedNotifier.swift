@@ -61,7 +61,7 @@ final class FeedNotifier: Sendable {
     /// The timeout is a timer on an event loop, left to fire when a notification came
     /// first (it then finds no waiter): a sleeping Task per poll cost 10,000 tasks for
     /// 10,000 polls, and cancelling NIO's timers searches its heap, which a message
-    /// waking 10,000 polls made quadratic (issue 19).
+    /// waking 10,000 polls made quadratic.
     ///
     /// `loop` is the poll's connection's event loop: the poll is resumed there, so its
     /// answer is written without a hop, and a message's 10,000 polls are not all resumed
@@ -130,7 +130,7 @@ final class FeedNotifier: Sendable {
     /// server's own task (onServerRunning), so that its handler is the server's: one
     /// handler for every held poll. A handler a poll cost each answer a search and a shift
     /// of ServiceLifecycle's array of handlers, 10,000 long while 10,000 polls were held
-    /// (issue 19).
+    /// (as in the scale test).
     func shutDownWithServer() {
         Task {
             // Throws only when cancelled, which nothing does.

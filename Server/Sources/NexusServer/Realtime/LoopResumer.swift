@@ -6,7 +6,7 @@ import NIOPosix
 /// Swift concurrency runs on NIO's loops here (nexusd's main), and a job enqueued from a
 /// loop stays on that loop. So every poll a send woke was resumed on the sender's loop: one
 /// loop ran all 10,000 polls that a busy group's message woke, and each answer for a
-/// connection of the other loop hopped there to be written (issue 19).
+/// connection of the other loop hopped there to be written.
 struct LoopResumer<Item: Sendable>: Sendable {
     private var batches: [(loop: (any EventLoop)?, items: [Item])] = []
 

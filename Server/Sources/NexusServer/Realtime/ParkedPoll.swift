@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Answering 10,000 polls held by tasks cost about 55 µs each: every task was resumed, ran
 /// back through the middleware and Hummingbird's response writer, and then waited for its
-/// connection's next request (issue 19). A parked poll's request has already been answered
+/// connection's next request. A parked poll's request has already been answered
 /// with a stand-in that the handler swallowed; when its user's feed moves, one task a
 /// group of polls at the same cursor looks again, and the handler writes the real answer.
 ///

@@ -136,7 +136,7 @@ final class SQLiteDatabase: Database {
 
     /// A query with integer binds on the feed's reader, which keeps its statements and
     /// prepares it once, where SQLiteNIO prepares every statement anew: for the feed's
-    /// page, read by every long poll woken (issue 19). In memory, on a reader as `read`.
+    /// page, read by every long poll woken. In memory, on a reader as `read`.
     func readKept(_ sql: String, _ binds: [Int64]) async throws -> [DirectRow] {
         do {
             guard let feedReader else {

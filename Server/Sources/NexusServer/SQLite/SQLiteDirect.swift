@@ -7,7 +7,7 @@ import VaporCSQLite
 /// The writer's second connection, for the hot path of sends: the sqlite3 C API directly,
 /// with statements prepared once and kept for the connection's life. SQLiteNIO prepares
 /// every statement anew and hands each result row to an event loop on its own; a group
-/// commit of single sends spent most of its CPU there (docs/benchmarks.md, issue 19).
+/// commit of single sends spent most of its CPU there (docs/benchmarks.md).
 ///
 /// Only SQLiteWriter uses it, from its drain loop, so writes stay serialised through the
 /// one writer whichever of its two connections they take; every call runs on the writer's

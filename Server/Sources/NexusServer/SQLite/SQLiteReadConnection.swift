@@ -6,7 +6,7 @@ import VaporCSQLite
 /// A read-only connection through the sqlite3 C API, on a thread of its own, for reads too
 /// large for SQLiteNIO: it prepares every statement anew, hands each row over as an array
 /// of values and finds columns by name, which was most of the cost of listing 10,000
-/// conversations (docs/benchmarks.md, issue 19). Here statements are prepared once per
+/// conversations (docs/benchmarks.md). Here statements are prepared once per
 /// connection and read column by column, by index, where they are stepped.
 ///
 /// WAL lets it read beside the one writer without blocking it. Its thread is not an event

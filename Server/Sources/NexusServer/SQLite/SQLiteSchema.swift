@@ -111,7 +111,7 @@ enum SQLiteSchema {
             messageInserted,
         ],
         [
-            // i14-tokens: bots (users with an owner and no password), access tokens, and an
+            // Bots (users with an owner and no password), access tokens, and an
             // index for deleting expired sessions. A bot whose owner_id is NULL was deleted.
             "ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE users ADD COLUMN owner_id INTEGER REFERENCES users(id)",
@@ -133,10 +133,10 @@ enum SQLiteSchema {
             ) WITHOUT ROWID
             """,
         ],
-        // i14-hooks: webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
+        // Webhooks' tables and the trigger that queues deliveries (Stores/Hooks/HookSchema.swift)
         HookSchema.sqlite,
         [
-            // i18-search: the full-text index of message text for `search`. External content
+            // The full-text index of message text for `search`. External content
             // (the text is stored once, in messages), kept by triggers on INSERT, UPDATE and
             // DELETE, so an edited message is found by its new words and a deleted one
             // (text emptied) never again. unicode61 folds case; remove_diacritics 2 makes
@@ -163,7 +163,7 @@ enum SQLiteSchema {
             """,
         ],
         [
-            // i17-changes: replies, edits, deletes and reactions. A delete empties `text` and
+            // Replies, edits, deletes and reactions. A delete empties `text` and
             // sets `deleted_at` (a tombstone keeps the seq); `reactions` is the message's
             // reactions as JSON, read with the row; `message_changes` makes each change
             // idempotent per (user, localId) and is what the feed's 'change' events name.
@@ -185,7 +185,7 @@ enum SQLiteSchema {
             )
             """,
         ],
-        // i17-attachments: a message's files (a JSON array, NULL when none), and uploads;
+        // A message's files (a JSON array, NULL when none), and uploads;
         // the bytes live in the blob folder beside the database (SQLiteAttachmentStore).
         [
             "ALTER TABLE messages ADD COLUMN attachments TEXT",
@@ -203,13 +203,13 @@ enum SQLiteSchema {
             """,
         ],
         [
-            // i16-members: membership after creation. A membership event is a message whose
+            // Membership after creation. A membership event is a message whose
             // `membership` (JSON: kind, userIds, name) says what changed, so it takes a seq;
             // NULL for every other message.
             "ALTER TABLE messages ADD COLUMN membership TEXT",
         ],
         [
-            // i17-i18-rest: the search index lags the commit. A send's trigger only queues the
+            // The search index lags the commit. A send's trigger only queues the
             // message's id in search_pending (one small B-tree insert), and SearchIndexService
             // moves queued messages into messages_fts in large transactions: FTS5 writes a
             // segment a transaction, which cost single sends 10-25 % when every group commit
@@ -244,7 +244,7 @@ enum SQLiteSchema {
             """,
         ],
         [
-            // i19-search-mark: the queue becomes a mark. Message ids grow in commit order (one
+            // The queue becomes a mark. Message ids grow in commit order (one
             // writer, AUTOINCREMENT), and the indexer took the queue oldest first, so what
             // waited was always every message after some id. `search_indexed.up_to` says which:
             // a send no longer runs a trigger, and the indexer reads `messages` as one range

@@ -118,7 +118,7 @@ actor SQLiteWriter {
     /// fails or succeeds for a group as a whole. On the direct connection the SQLite thread
     /// takes the next group as soon as a commit returns and answers each request from there:
     /// with the actor between two groups, each group cost two more thread hops, and the
-    /// requests that came in during a commit waited for them (issue 19). It stops when
+    /// requests that came in during a commit waited for them. It stops when
     /// nothing waits or `perform` jobs do, so they still get their turn.
     private func commitMessages() async {
         guard let direct else {

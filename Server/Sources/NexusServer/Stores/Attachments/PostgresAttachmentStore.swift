@@ -150,7 +150,7 @@ struct PostgresAttachmentStore: AttachmentStore {
 
 /// A chunk's INSERT, prepared once on each connection. Sent unnamed, it was planned for every
 /// row with the row's 2 MiB as a constant: PostgreSQL copied the bytes twice more to plan it,
-/// about a sixth of its backend's CPU over an upload (issue 19). A prepared INSERT soon runs
+/// about a sixth of its backend's CPU over an upload. A prepared INSERT soon runs
 /// on a generic plan, which takes the bytes as the parameter they are.
 private struct InsertUploadChunk: PostgresPreparedStatement {
     typealias Row = ()

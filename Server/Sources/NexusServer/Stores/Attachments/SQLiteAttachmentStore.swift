@@ -119,7 +119,7 @@ struct SQLiteAttachmentStore: AttachmentStore {
             // Pieces of 256 KiB, not 1 MiB: each is allocated on a thread of NIO's pool and
             // freed once written, and glibc kept the space of the larger ones in each
             // thread's arena. nexusd's peak over a 1 GiB download: median 54 MiB, not 60
-            // (issue 19, fourteenth session); the download's rate did not move.
+            // in `make bench`; the download's rate did not move.
             let count = Int(min(Int64(1 << 18), range.upperBound - at))
             let from = at
             let buffer = try await blocking { try FileIO.read(file, count: count, at: from) }

@@ -60,7 +60,7 @@ enum ConversationRows {
     static let memberColumns = "mb.conversation_id, mb.delivered_seq, mb.read_seq, u.id, u.email, u.display_name, u.last_seen_at, u.bot, "
         + "NOT \(notHookBot) AS hook_bot"
 
-    /// i16-members: true for a member (`u`) who is not an incoming hook's bot. A hook's bot
+    /// True for a member (`u`) who is not an incoming hook's bot. A hook's bot
     /// posts and never reads, so it has no receipts and no place in "Read by N/M".
     static let notHookBot = "NOT EXISTS (SELECT 1 FROM hooks hb WHERE hb.bot_id = u.id)"
 

@@ -102,7 +102,7 @@ struct PostgresConversationStore: ConversationStore {
 
 /// One conversation's members, prepared once on each connection: most routes of a
 /// conversation check them on replicas, and sent unnamed the statement was parsed,
-/// analysed and planned each time (issue 19).
+/// analysed and planned each time.
 private struct MemberIds: PostgresPreparedStatement {
     typealias Row = PostgresRandomAccessRow
     static let name = "MemberIds"  // not worked out at every execute (SendGroup.name)

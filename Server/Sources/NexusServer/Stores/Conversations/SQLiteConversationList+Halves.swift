@@ -7,7 +7,7 @@ import VaporCSQLite
 
 /// A long list read in two halves at once, one on the list's reader and one on its helper,
 /// each on its own thread: for someone in thousands of conversations the answer takes half
-/// the time, on a machine with a core to spare (issue 19: 10,000 in at most 25 ms).
+/// the time, on a machine with a core to spare (the scale target: 10,000 in at most 25 ms).
 ///
 /// The halves must read the same commit, as one read transaction would: they begin while
 /// the writer's thread is held (WriterHold), so nothing commits between their beginnings.

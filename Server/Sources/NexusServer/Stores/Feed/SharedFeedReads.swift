@@ -5,7 +5,7 @@ import Synchronization
 /// One feed read shared by the long polls that ask the same thing at the same time.
 ///
 /// A user tailing from ten terminals holds ten polls at one cursor; a message wakes all ten
-/// at once, and each used to run the same feed query and encode the same answer (issue 19:
+/// at once, and each used to run the same feed query and encode the same answer (in the scale test:
 /// 10,000 polls, 10,000 queries per message). Here the first asks, and the others that
 /// arrive while it reads take its page, events and encoded answer alike.
 ///

@@ -41,7 +41,7 @@ enum ChangeRules {
             }
         case .react, .unreact: break
         }
-        // i16-members: "Alice added Carol" is the record of a change, not anyone's words.
+        // "Alice added Carol" is the record of a change, not anyone's words.
         if message.membership != nil {
             return .failure(APIError(
                 status: .conflict, code: "membership_event", message: "Message \(name) records a membership change; it can't be changed."))

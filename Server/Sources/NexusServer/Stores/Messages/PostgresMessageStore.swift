@@ -20,7 +20,7 @@ struct PostgresMessageStore: MessageStore {
         return [try await batcher.send(messages[0])]
     }
 
-    /// `--bench-baseline` only (issue 19's before): stores a group of messages in one
+    /// `--bench-baseline` only (the send path without group commit): stores a group of messages in one
     /// transaction of seven round trips, the feed lock held across the COMMIT's. Each
     /// conversation's row is locked (in id order, so two batches cannot deadlock), resends
     /// are found and answered with the original, messages from non-members are left

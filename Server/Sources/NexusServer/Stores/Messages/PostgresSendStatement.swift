@@ -58,7 +58,7 @@ extension PostgresMessageStore {
 
 /// The group's statement, prepared once on each connection: its text never changes (every
 /// value is bound), and parsing, analysing and planning it anew for every group took about
-/// a third of PostgreSQL's CPU in the bench's single sends (issue 19).
+/// a third of PostgreSQL's CPU in the bench's single sends.
 ///
 /// A prepared statement may run on a generic plan, made without the arrays' values, which
 /// guesses 10 rows for each. With a plain join, that plan looked for resends by scanning

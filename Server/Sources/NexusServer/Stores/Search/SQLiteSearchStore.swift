@@ -53,7 +53,7 @@ struct SQLiteSearchStore: SearchStore {
         // both or neither. The waiting ones come unfiltered by words, marked `waiting`. Their
         // part reads `messages` from the mark on (CROSS JOIN keeps it the outer loop): left to
         // itself, SQLite went from the viewer's memberships through every message of each
-        // conversation, 41 ms in the bench's conversation of 1,000,000 (issue 19's run).
+        // conversation, 41 ms in the bench's conversation of 1,000,000.
         let restSQL = rest.sql.isEmpty ? "" : " AND " + rest.sql.joined(separator: " AND ")
         let sql = """
             SELECT * FROM (

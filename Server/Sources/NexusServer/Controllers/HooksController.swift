@@ -27,9 +27,7 @@ struct HooksController {
         for name in names {
             if let url = body.url {
                 let secret = HookSigning.newSecret()
-                if let hook = try await hooks.createOutgoing(
-                    owner: me.id, conversationId: body.conversationId, name: name, url: url, secret: secret, at: now)
-                {
+                if let hook = try await createOutgoing(owner: me.id, body.conversationId, name: name, url: url, secret: secret, at: now) {
                     services.hooks.addOutgoing(body.conversationId)
                     return try jsonResponse(CreateHookResponse(hook: hook, secret: secret), status: .created)
                 }
@@ -59,6 +57,22 @@ struct HooksController {
                 status: .conflict, code: "too_many_members",
                 message: "An incoming hook adds its bot as a member, and this conversation has \(full.members) of the \(limit) "
                     + "this server allows (nexusd --max-group-members); remove a member or a hook's bot first.")
+        }
+    }
+
+    private func createOutgoing(owner: Int64, _ conversation: Int64, name: String, url: String, secret: String, at now: Timestamp)
+        async throws -> Webhook?
+    {
+        let limits = OutgoingHookLimits(services.limits)
+        do {
+            return try await hooks.createOutgoing(
+                owner: owner, conversationId: conversation, name: name, url: url, secret: secret, limits: limits, at: now)
+        } catch let over as OutgoingHooksOverLimit {
+            let (count, whose) = over.mine ? (limits.perOwner, "You have") : (limits.perConversation, "This conversation has")
+            throw APIError(
+                status: .conflict, code: "too_many_hooks",
+                message: "\(whose) \(count) outgoing hooks here, the most this server allows (each message is posted to every one); "
+                    + "revoke one first (`nexusctl hook list` shows yours).")
         }
     }
 

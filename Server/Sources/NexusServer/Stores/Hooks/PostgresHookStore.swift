@@ -41,17 +41,31 @@ struct PostgresHookStore: HookStore {
         return try await hook(id: created.id)
     }
 
-    func createOutgoing(owner: Int64, conversationId: Int64, name: String, url: String, secret: String, at: Timestamp) async throws
-        -> Webhook?
-    {
-        let id = try await db.rows(
-            """
-            INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, created_at)
-            VALUES (\(owner), \(conversationId), \(name), 'outgoing', \(url), \(secret), \(at.milliseconds))
-            ON CONFLICT DO NOTHING RETURNING id
-            """
-        ).first?["id"].decode(Int64.self)
-        return try await hook(id: id)
+    func createOutgoing(
+        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: OutgoingHookLimits, at: Timestamp
+    ) async throws -> Webhook? {
+        // The transaction wraps what its body throws, so the limit comes out as a value.
+        let created = try await db.transaction { [db] c -> (id: Int64?, over: OutgoingHooksOverLimit?) in
+            let logger = db.logger
+            // The conversation's row locked first, so two creations can't both take the last place.
+            try await c.query("SELECT 1 FROM conversations WHERE id = \(conversationId) FOR UPDATE", logger: logger)
+            let live = "conversation_id = \(conversationId) AND kind = 'outgoing' AND revoked_at IS NULL"
+            let all = try await c.query("SELECT COUNT(*) FROM hooks WHERE \(unescaped: live)", logger: logger)
+                .collect().first?.decode(Int64.self) ?? 0
+            let mine = try await c.query("SELECT COUNT(*) FROM hooks WHERE \(unescaped: live) AND owner_id = \(owner)", logger: logger)
+                .collect().first?.decode(Int64.self) ?? 0
+            if mine >= limits.perOwner { return (nil, OutgoingHooksOverLimit(mine: true)) }
+            if all >= limits.perConversation { return (nil, OutgoingHooksOverLimit(mine: false)) }
+            return (try await c.query(
+                """
+                INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, created_at)
+                VALUES (\(owner), \(conversationId), \(name), 'outgoing', \(url), \(secret), \(at.milliseconds))
+                ON CONFLICT DO NOTHING RETURNING id
+                """, logger: logger
+            ).collect().first?.decode(Int64.self), nil)
+        }
+        if let over = created.over { throw over }
+        return try await hook(id: created.id)
     }
 
     private func hook(id: Int64?) async throws -> Webhook? {

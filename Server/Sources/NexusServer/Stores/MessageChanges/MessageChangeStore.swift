@@ -21,7 +21,18 @@ enum ChangeOutcome: Sendable {
 /// Edits, deletes and reactions: each applied once per (user, localId), in the order
 /// given, with a 'change' event in the feed in the same transaction.
 protocol MessageChangeStore: Sendable {
-    func apply(_ changes: [NewChange]) async throws -> [ChangeOutcome]
+    func apply(_ changes: [NewChange], limits: ReactionLimits) async throws -> [ChangeOutcome]
+}
+
+/// The bounds on a message's reactions (ServerLimits).
+struct ReactionLimits: Sendable {
+    var perMessage: Int
+    var perMemberPerMessage: Int
+
+    init(_ limits: ServerLimits) {
+        perMessage = limits.maxReactionsPerMessage
+        perMemberPerMessage = limits.maxReactionsPerMemberPerMessage
+    }
 }
 
 /// What a change does to a message, and who may make it: written once for both backends,
@@ -29,7 +40,9 @@ protocol MessageChangeStore: Sendable {
 enum ChangeRules {
     /// The message after `item`, or the refusal. A change that alters nothing (a second
     /// delete, the same reaction twice) returns the message as it is.
-    static func apply(_ item: ChangeItem, by user: Int64, to message: Message, at now: Timestamp) -> Result<Message, APIError> {
+    static func apply(
+        _ item: ChangeItem, by user: Int64, to message: Message, at now: Timestamp, limits: ReactionLimits
+    ) -> Result<Message, APIError> {
         var m = message
         let name = "\(message.reference)"
         switch item.kind {
@@ -67,6 +80,9 @@ enum ChangeRules {
         case .react, .unreact:
             let emoji = item.emoji ?? ""
             var reactions = m.reactions ?? []
+            if item.kind == .react, let refusal = reactionRefusal(emoji, by: user, on: reactions, name: name, limits: limits) {
+                return .failure(refusal)
+            }
             if let i = reactions.firstIndex(where: { $0.emoji == emoji }) {
                 if item.kind == .react {
                     guard !reactions[i].userIds.contains(user) else { return .success(m) }
@@ -83,6 +99,27 @@ enum ChangeRules {
             m.reactions = reactions.isEmpty ? nil : reactions
         }
         return .success(m)
+    }
+
+    /// Why `user` may not add `emoji` to a message with `reactions`; nil when it may (or
+    /// already has: a repeat changes nothing).
+    private static func reactionRefusal(
+        _ emoji: String, by user: Int64, on reactions: [Reaction], name: String, limits: ReactionLimits
+    ) -> APIError? {
+        if let existing = reactions.first(where: { $0.emoji == emoji }) {
+            if existing.userIds.contains(user) { return nil }
+        } else if reactions.count >= limits.perMessage {
+            return APIError(
+                status: .conflict, code: "too_many_reactions",
+                message: "Message \(name) has \(limits.perMessage) different reactions, the most it takes; react with one it has already.")
+        }
+        let mine = reactions.filter { $0.userIds.contains(user) }.count
+        guard mine < limits.perMemberPerMessage else {
+            return APIError(
+                status: .conflict, code: "too_many_reactions",
+                message: "You have \(mine) reactions on message \(name), the most one member may add; remove one first.")
+        }
+        return nil
     }
 
     static func messageNotFound(_ item: ChangeItem) -> APIError {

@@ -7,14 +7,14 @@ struct PostgresMessageChangeStore: MessageChangeStore {
 
     /// One transaction for the list; each changed message's row is locked while it is
     /// read and rewritten, so two replicas changing one message never lose a reaction.
-    func apply(_ changes: [NewChange]) async throws -> [ChangeOutcome] {
+    func apply(_ changes: [NewChange], limits: ReactionLimits) async throws -> [ChangeOutcome] {
         guard !changes.isEmpty else { return [] }
         let now = Timestamp.now()
         return try await db.transaction { [db] c in
             var outcomes: [ChangeOutcome] = []
             var events: [(conversationId: Int64, type: String, refId: Int64)] = []
             for change in changes {
-                let (outcome, event) = try await Self.apply(change, at: now, on: c, logger: db.logger)
+                let (outcome, event) = try await Self.apply(change, at: now, limits: limits, on: c, logger: db.logger)
                 outcomes.append(outcome)
                 if let event { events.append(event) }
             }
@@ -24,7 +24,7 @@ struct PostgresMessageChangeStore: MessageChangeStore {
     }
 
     private static func apply(
-        _ change: NewChange, at now: Timestamp, on c: PostgresConnection, logger: Logger
+        _ change: NewChange, at now: Timestamp, limits: ReactionLimits, on c: PostgresConnection, logger: Logger
     ) async throws -> (ChangeOutcome, (conversationId: Int64, type: String, refId: Int64)?) {
         let item = change.item
         if let earlier = try await c.query(
@@ -41,7 +41,7 @@ struct PostgresMessageChangeStore: MessageChangeStore {
         ).collect().first else { return (.rejected(ChangeRules.messageNotFound(item)), nil) }
         let before = try Rows.message(row.makeRandomAccess())
         let after: Message
-        switch ChangeRules.apply(item, by: change.userId, to: before, at: now) {
+        switch ChangeRules.apply(item, by: change.userId, to: before, at: now, limits: limits) {
         case .failure(let error): return (.rejected(error), nil)
         case .success(let m): after = m
         }

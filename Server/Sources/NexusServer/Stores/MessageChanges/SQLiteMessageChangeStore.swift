@@ -5,17 +5,17 @@ struct SQLiteMessageChangeStore: MessageChangeStore {
     let db: SQLiteDatabase
 
     /// One group-commit operation for the whole list, so a flush of many changes costs one fsync.
-    func apply(_ changes: [NewChange]) async throws -> [ChangeOutcome] {
+    func apply(_ changes: [NewChange], limits: ReactionLimits) async throws -> [ChangeOutcome] {
         guard !changes.isEmpty else { return [] }
         let now = Timestamp.now()
         return try await db.writer.perform(multiStatement: true) { c in
             var outcomes: [ChangeOutcome] = []
-            for change in changes { outcomes.append(try await Self.apply(change, at: now, on: c)) }
+            for change in changes { outcomes.append(try await Self.apply(change, at: now, limits: limits, on: c)) }
             return outcomes
         }
     }
 
-    private static func apply(_ change: NewChange, at now: Timestamp, on c: SQLiteConnection) async throws -> ChangeOutcome {
+    private static func apply(_ change: NewChange, at now: Timestamp, limits: ReactionLimits, on c: SQLiteConnection) async throws -> ChangeOutcome {
         let item = change.item
         if let earlier = try await c.query(
             """
@@ -31,7 +31,7 @@ struct SQLiteMessageChangeStore: MessageChangeStore {
         ).first else { return .rejected(ChangeRules.messageNotFound(item)) }
         let before = try Rows.message(row)
         let after: Message
-        switch ChangeRules.apply(item, by: change.userId, to: before, at: now) {
+        switch ChangeRules.apply(item, by: change.userId, to: before, at: now, limits: limits) {
         case .failure(let error): return .rejected(error)
         case .success(let m): after = m
         }

@@ -19,7 +19,8 @@ struct AccountController {
             throw APIError.badRequest("Give the new display name in displayName.", code: "invalid_name")
         }
         guard let user = try await users.rename(userId: me.id, displayName: name) else { throw APIError.unauthorized }
-        // Cached sessions carry the old name; without this `GET /v1/me` would show it.
+        // Cached sessions carry the old name, which the caller's requests would go on using
+        // here (other replicas trust theirs for 2 s at most: SessionCache).
         services.sessions?.forget(userId: me.id)
         return try jsonResponse(services.present(user))
     }

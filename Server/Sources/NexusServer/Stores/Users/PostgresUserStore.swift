@@ -9,7 +9,7 @@ struct PostgresUserStore: UserStore {
             """
             INSERT INTO users (email, display_name, password_hash, created_at)
             VALUES (\(email), \(displayName), \(passwordHash), \(Timestamp.now().milliseconds))
-            ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at
+            ON CONFLICT (email) DO NOTHING RETURNING \(unescaped: userColumns)
             """
         ).first.map(Rows.user)
     }
@@ -17,7 +17,7 @@ struct PostgresUserStore: UserStore {
     func credentials(email: String) async throws -> Credentials? {
         // Bots have no password: they log in with their token only.
         try await db.rows(
-            "SELECT id, email, display_name, last_seen_at, password_hash FROM users WHERE email = \(email) AND NOT bot")
+            "SELECT \(unescaped: userColumns), password_hash FROM users WHERE email = \(email) AND NOT bot")
             .first.map(Credentials.init(row:))
     }
 

@@ -10,7 +10,7 @@ struct SQLiteUserStore: UserStore {
             try await db.query(
                 """
                 INSERT INTO users (email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at
+                ON CONFLICT (email) DO NOTHING RETURNING \(userColumns)
                 """, [.text(email), .text(displayName), .text(passwordHash), .integer(now)])
         }
         return try rows.first.map(Rows.user)
@@ -19,7 +19,7 @@ struct SQLiteUserStore: UserStore {
     func credentials(email: String) async throws -> Credentials? {
         // Bots have no password: they log in with their token only.
         try await db.read(
-            "SELECT id, email, display_name, password_hash FROM users WHERE email = ? AND bot = 0", [.text(email)])
+            "SELECT \(userColumns), password_hash FROM users WHERE email = ? AND bot = 0", [.text(email)])
             .first.map(Credentials.init(row:))
     }
 

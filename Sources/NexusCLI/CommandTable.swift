@@ -5,6 +5,8 @@ public enum CommandTable {
         LoginCommand.spec,
         LogoutCommand.spec,
         WhoamiCommand.spec,
+        ProfileCommand.spec,
+        PasswdCommand.spec,
         ProfilesCommand.spec,
         UsersCommand.spec,
         NewCommand.spec,

@@ -130,6 +130,7 @@ func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions(), 
     let authenticated = v1.group().add(middleware: AuthenticationMiddleware(services: services))
     AuthController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     UsersController(users: services.stores.users, services: services).addRoutes(to: authenticated)
+    AccountController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     ConversationsController(users: services.stores.users, conversations: services.stores.conversations, services: services)
         .addRoutes(to: authenticated)
     MessagesController(messages: services.stores.messages, services: services, handJSON: !bench.baseline).addRoutes(to: authenticated)

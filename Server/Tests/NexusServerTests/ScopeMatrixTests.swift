@@ -32,6 +32,10 @@ struct ScopeMatrixTests {
     static let rows: [Row] = [
         Row(route: "GET /v1/me", path: "/v1/me", need: nil),
         Row(route: "POST /v1/logout", path: "/v1/logout", need: nil),
+        // The account itself: a session only. Kept sessions, so the owner's next calls work.
+        Row(route: "PATCH /v1/me", path: "/v1/me", body: #"{"displayName":"Bob {n}"}"#, need: .account),
+        Row(route: "POST /v1/me/password", path: "/v1/me/password",
+            body: #"{"oldPassword":"correct horse","newPassword":"correct horse","keepSessions":true}"#, need: .account),
         Row(route: "GET /v1/users", path: "/v1/users", need: .read),
         Row(route: "POST /v1/conversations", path: "/v1/conversations", body: #"{"kind":"direct","members":["dave@example.com"]}"#, need: .all),
         Row(route: "GET /v1/conversations", path: "/v1/conversations", need: .read),
@@ -95,7 +99,7 @@ struct ScopeMatrixTests {
     static func allowed(_ holder: Holder, _ need: Permission?) -> Bool {
         switch (holder, need) {
         case (.session, _), (_, nil): return true
-        case (_, .manage): return false
+        case (_, .manage), (_, .account): return false
         case (.all, _), (.allElsewhere, _): return true
         case (.read, .read), (.readElsewhere, .read), (.send, .send), (.sendElsewhere, .send): return true
         default: return false

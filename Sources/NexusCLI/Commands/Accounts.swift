@@ -10,10 +10,13 @@ enum Accounts {
     /// where other users could read it in the process list. A new password (`confirm`)
     /// must pass `rule`, checked as soon as it is typed: at a prompt a refused or mistyped
     /// one is asked for again, up to three times, instead of ending the command.
-    static func password(_ context: CommandContext, confirm: Bool, rule: (String) -> String? = { _ in nil }) throws(CLIError) -> String {
+    /// `prompt`: what the prompt asks for; with --password-stdin each call reads the next line.
+    static func password(
+        _ context: CommandContext, confirm: Bool, prompt: String = "Password", rule: (String) -> String? = { _ in nil }
+    ) throws(CLIError) -> String {
         if context.invocation.flag("password-stdin") {
             guard let line = context.terminal.readInputLine(), !line.isEmpty else {
-                throw .usage("--password-stdin was given but stdin held no password")
+                throw .usage("--password-stdin was given but stdin held no \(prompt.lowercased())")
             }
             if let problem = rule(line) { throw .usage(problem) }
             return line
@@ -23,11 +26,11 @@ enum Accounts {
         }
         var problem = "no password was typed"
         for _ in 0..<(confirm ? 3 : 1) {
-            guard let password = context.terminal.readSecret(prompt: "Password: ") else { break }
+            guard let password = context.terminal.readSecret(prompt: "\(prompt): ") else { break }
             guard confirm else { return password }
             if let refused = rule(password) {
                 problem = refused
-            } else if context.terminal.readSecret(prompt: "Password again: ") != password {
+            } else if context.terminal.readSecret(prompt: "\(prompt) again: ") != password {
                 problem = "the two passwords differ"
             } else {
                 return password
@@ -35,6 +38,12 @@ enum Accounts {
             context.terminal.writeErr("\(problem); try again.\n")
         }
         throw .usage(problem)
+    }
+
+    /// What the server asks of a new password, checked before it is sent.
+    static func newPasswordProblem(_ password: String) -> String? {
+        if password.count < Limits.minPasswordLength { return "the password must be at least \(Limits.minPasswordLength) characters" }
+        return password.unicodeScalars.contains("\u{0}") ? "the password must not contain NUL characters" : nil
     }
 
     /// Fails before anything is sent when the profile's folder can't be written: an

@@ -22,10 +22,7 @@ enum RegisterCommand {
         if let name = context.invocation.value("name"), let problem = Identity.problem(withName: name.trimmingSpaces()) {
             throw .usage(problem)
         }
-        let password = try Accounts.password(context, confirm: true) { password in
-            if password.count < Limits.minPasswordLength { return "the password must be at least \(Limits.minPasswordLength) characters" }
-            return password.unicodeScalars.contains("\u{0}") ? "the password must not contain NUL characters" : nil
-        }
+        let password = try Accounts.password(context, confirm: true, rule: Accounts.newPasswordProblem)
         try Accounts.checkWritable(context)
         let api = try context.api()
         let auth: AuthResponse

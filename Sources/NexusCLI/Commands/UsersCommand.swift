@@ -6,7 +6,7 @@ enum UsersCommand {
         usage: ["[--search QUERY]"],
         options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
         requirements: [.session], deliversQueueAfterwards: true,
-        jsonFields: ["id", "email", "displayName", "online", "lastSeenAt"],
+        jsonFields: ["id", "email", "displayName", "online", "lastSeenAt", "createdAt"],
         examples: [
             ("nexusctl users --search ali --fields email", "find someone's email"),
         ],

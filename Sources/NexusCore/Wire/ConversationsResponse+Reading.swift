@@ -172,7 +172,7 @@ extension User {
         var id: Int64 = 0
         var email = "", displayName = ""
         var online: Bool?, bot: Bool?
-        var lastSeenAt: Timestamp?
+        var lastSeenAt: Timestamp?, createdAt: Timestamp?
         try r.object { r, key throws(JSONByteReader.Unreadable) in
             if r.key(key, is: "id") {
                 try seen.mark(0); id = try r.int64()
@@ -186,11 +186,13 @@ extension User {
                 try seen.mark(4); lastSeenAt = try r.takeNull() ? nil : r.timestamp()
             } else if r.key(key, is: "bot") {
                 try seen.mark(5); bot = try r.takeNull() ? nil : r.bool()
+            } else if r.key(key, is: "createdAt") {
+                try seen.mark(6); createdAt = try r.takeNull() ? nil : r.timestamp()
             } else {
                 try r.skipValue()
             }
         }
         guard seen.has(all: 0, 1, 2) else { throw .init() }
-        return User(id: id, email: email, displayName: displayName, online: online, lastSeenAt: lastSeenAt, bot: bot)
+        return User(id: id, email: email, displayName: displayName, online: online, lastSeenAt: lastSeenAt, bot: bot, createdAt: createdAt)
     }
 }

@@ -199,6 +199,7 @@ extension User {
         if let online { w.key("online"); w.bool(online) }
         if let lastSeenAt { w.key("lastSeenAt"); w.timestamp(lastSeenAt) }
         if let bot { w.key("bot"); w.bool(bot) }
+        if let createdAt { w.key("createdAt"); w.timestamp(createdAt) }
         w.endObject()
     }
 }

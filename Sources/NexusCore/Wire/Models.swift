@@ -10,14 +10,21 @@ public struct User: Codable, Hashable, Sendable {
     public var lastSeenAt: Timestamp?
     /// True for a bot account (`nexusctl bot create`); absent for people.
     public var bot: Bool?
+    /// When the account was registered. Only the account's own answers and the directory
+    /// carry it, and servers before it never sent it: optional so their answers decode.
+    public var createdAt: Timestamp?
 
-    public init(id: Int64, email: String, displayName: String, online: Bool? = nil, lastSeenAt: Timestamp? = nil, bot: Bool? = nil) {
+    public init(
+        id: Int64, email: String, displayName: String, online: Bool? = nil, lastSeenAt: Timestamp? = nil, bot: Bool? = nil,
+        createdAt: Timestamp? = nil
+    ) {
         self.id = id
         self.email = email
         self.displayName = displayName
         self.online = online
         self.lastSeenAt = lastSeenAt
         self.bot = bot
+        self.createdAt = createdAt
     }
 
     /// The display name, with " [bot]" after a bot's, for text output.

@@ -284,3 +284,21 @@ public struct BatchSendResponse: Codable, Sendable {
     public var results: [BatchResult]
     public init(results: [BatchResult]) { self.results = results }
 }
+
+/// `POST /v1/me/password`. `keepSessions`: leave the account's other sessions signed in.
+public struct ChangePasswordRequest: Codable, Sendable {
+    public var oldPassword: String
+    public var newPassword: String
+    public var keepSessions: Bool?
+    public init(oldPassword: String, newPassword: String, keepSessions: Bool? = nil) {
+        self.oldPassword = oldPassword
+        self.newPassword = newPassword
+        self.keepSessions = keepSessions
+    }
+}
+
+/// `PATCH /v1/me`: the fields to change; an absent one stays as it is.
+public struct ProfileChangeRequest: Codable, Sendable {
+    public var displayName: String?
+    public init(displayName: String?) { self.displayName = displayName }
+}

@@ -8,6 +8,8 @@ enum Permission: Sendable {
     case all
     /// Tokens and bots: a session only, so a leaked token can't mint more.
     case manage
+    /// The account's password and profile: a session only, as for `manage`.
+    case account
 }
 
 /// What the caller's token may do: everything for a session (from login), else its
@@ -23,7 +25,7 @@ struct Access: Sendable {
     func allows(_ permission: Permission) -> Bool {
         guard let scope else { return true }
         switch (permission, scope) {
-        case (.manage, _): return false
+        case (.manage, _), (.account, _): return false
         case (_, .all): return true
         case (.read, .read), (.send, .send): return true
         default: return false
@@ -59,6 +61,7 @@ extension APIError {
         case .send: "send (scope send or all)"
         case .all: "scope all"
         case .manage: "a session from `nexusctl login`: tokens can't manage tokens or bots"
+        case .account: "a session from `nexusctl login`: tokens can't change the account's password or profile"
         }
         return APIError(
             status: .forbidden, code: "insufficient_scope",

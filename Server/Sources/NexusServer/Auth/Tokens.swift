@@ -102,6 +102,14 @@ final class SessionCache: Sendable {
         }
     }
 
+    /// Drops a user's entries, whose copy of the account went stale (a new display name).
+    func forget(userId: Int64) {
+        state.withLock {
+            $0.generation &+= 1
+            $0.entries = $0.entries.filter { $0.value.session.user.id != userId }
+        }
+    }
+
     /// The cluster bus reconnected: revocations may have been missed.
     func forgetAll() {
         state.withLock {

@@ -63,8 +63,10 @@ struct AuthController {
         return Response(status: .noContent)
     }
 
+    /// Read again rather than the session's copy, which has no `createdAt`.
     @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try jsonResponse(try context.caller.user)
+        let me = try context.caller.user
+        return try jsonResponse(try await users.user(id: me.id) ?? me)
     }
 
     /// A new token, valid for the configured time from now; every login makes one.

@@ -68,4 +68,5 @@ struct DirectRow: StoreRow, Sendable {
     func flag(_ column: String) -> Bool? { int(column).map { $0 != 0 } }
 
     func textIfSelected(_ column: String) -> String? { text(column) }
+    func intIfSelected(_ column: String) -> Int64? { int(column) }
 }

@@ -14,6 +14,8 @@ protocol StoreRow {
     func flag(_ column: String) throws -> Bool?
     /// A text column that not every query selects: nil when it was not selected.
     func textIfSelected(_ column: String) throws -> String?
+    /// An integer column that not every query selects: nil when it was not selected.
+    func intIfSelected(_ column: String) throws -> Int64?
 }
 
 extension SQLiteRow: StoreRow {
@@ -21,6 +23,7 @@ extension SQLiteRow: StoreRow {
     func text(_ column: String) -> String? { self.column(column)?.string }
     func flag(_ column: String) -> Bool? { self.column(column)?.integer.map { $0 != 0 } }
     func textIfSelected(_ column: String) -> String? { self.column(column)?.string }
+    func intIfSelected(_ column: String) -> Int64? { int(column) }
 }
 
 extension PostgresRandomAccessRow: StoreRow {
@@ -29,6 +32,8 @@ extension PostgresRandomAccessRow: StoreRow {
     func int(_ column: String) throws -> Int64? { try self[column].decode(Int64?.self) }
 
     func textIfSelected(_ column: String) throws -> String? { contains(column) ? try text(column) : nil }
+
+    func intIfSelected(_ column: String) throws -> Int64? { contains(column) ? try int(column) : nil }
 
     /// Message text is BYTEA on PostgreSQL (its TEXT cannot hold U+0000; see PostgresSchema).
     func text(_ column: String) throws -> String? {
@@ -40,13 +45,15 @@ extension PostgresRandomAccessRow: StoreRow {
 
 /// Row -> model mappings both backends share; each names the columns its SQL must select.
 enum Rows {
-    /// id, email, display_name and (when selected) last_seen_at and bot.
+    /// id, email, display_name and (when selected) last_seen_at, bot and registered_at
+    /// (users.created_at, under a name no session's created_at can shadow in a join).
     static func user(_ row: some StoreRow) throws -> User {
         User(
             id: try row.int("id") ?? 0, email: try row.text("email") ?? "", displayName: try row.text("display_name") ?? "",
             lastSeenAt: try row.int("last_seen_at").map(Timestamp.init(milliseconds:)),
             // Absent for people, so their JSON is as it was before bots.
-            bot: try row.flag("bot") == true ? true : nil)
+            bot: try row.flag("bot") == true ? true : nil,
+            createdAt: try row.intIfSelected("registered_at").map(Timestamp.init(milliseconds:)))
     }
 
     /// A message's columns (`messageColumns`), each name after `prefix`.

@@ -9,7 +9,7 @@ struct PostgresUserStore: UserStore {
             """
             INSERT INTO users (email, display_name, password_hash, created_at)
             VALUES (\(email), \(displayName), \(passwordHash), \(Timestamp.now().milliseconds))
-            ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at
+            ON CONFLICT (email) DO NOTHING RETURNING \(unescaped: userColumns)
             """
         ).first.map(Rows.user)
     }
@@ -17,7 +17,7 @@ struct PostgresUserStore: UserStore {
     func credentials(email: String) async throws -> Credentials? {
         // Bots have no password: they log in with their token only.
         try await db.rows(
-            "SELECT id, email, display_name, last_seen_at, password_hash FROM users WHERE email = \(email) AND NOT bot")
+            "SELECT \(unescaped: userColumns), password_hash FROM users WHERE email = \(email) AND NOT bot")
             .first.map(Credentials.init(row:))
     }
 
@@ -29,7 +29,7 @@ struct PostgresUserStore: UserStore {
         guard let needle = directoryNeedle(search) else {
             return try await db.rows(
                 """
-                SELECT id, email, display_name, last_seen_at, bot FROM users
+                SELECT \(unescaped: userColumns) FROM users
                 WHERE id != \(viewer) AND (NOT bot OR owner_id IS NOT NULL) ORDER BY lower(display_name), id LIMIT 1000
                 """
             ).map(Rows.user)
@@ -40,11 +40,33 @@ struct PostgresUserStore: UserStore {
         binds.append(viewer)
         binds.append(needle)
         let sql = """
-            SELECT id, email, display_name, last_seen_at, bot FROM users
+            SELECT \(userColumns) FROM users
             WHERE id != $1 AND (NOT bot OR owner_id IS NOT NULL) AND (\(Self.folded("display_name", contains: "$2")) OR \(Self.folded("email", contains: "$2")))
             ORDER BY lower(display_name), id LIMIT 1000
             """
         return try await db.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map(Rows.user)
+    }
+
+    func user(id: Int64) async throws -> User? {
+        try await db.rows("SELECT \(unescaped: userColumns) FROM users WHERE id = \(id)").first.map(Rows.user)
+    }
+
+    func rename(userId: Int64, displayName: String) async throws -> User? {
+        try await db.rows(
+            "UPDATE users SET display_name = \(displayName) WHERE id = \(userId) RETURNING \(unescaped: userColumns)"
+        ).first.map(Rows.user)
+    }
+
+    /// Tells the other replicas in the same statement, as deleteSession does.
+    func changePassword(userId: Int64, passwordHash: String, endingSessionsBut kept: String?) async throws -> [String] {
+        // A data-modifying WITH runs whether or not the SELECT reads it.
+        try await db.rows(
+            """
+            WITH p AS (UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userId) RETURNING id),
+            d AS (DELETE FROM sessions WHERE user_id = \(userId) AND \(kept != nil) AND token_hash <> \(kept ?? "") RETURNING token_hash)
+            SELECT d.token_hash, pg_notify(\(PostgresDatabase.channel), \(db.origin + " r ") || d.token_hash)::text AS noted FROM d
+            """
+        ).map { try $0.text("token_hash") ?? "" }
     }
 
     /// Whether directoryFold of `column` holds `needle`, in SQL: ICU's root-locale mappings

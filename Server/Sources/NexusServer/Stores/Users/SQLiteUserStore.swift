@@ -10,7 +10,7 @@ struct SQLiteUserStore: UserStore {
             try await db.query(
                 """
                 INSERT INTO users (email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (email) DO NOTHING RETURNING id, email, display_name, last_seen_at
+                ON CONFLICT (email) DO NOTHING RETURNING \(userColumns)
                 """, [.text(email), .text(displayName), .text(passwordHash), .integer(now)])
         }
         return try rows.first.map(Rows.user)
@@ -19,7 +19,7 @@ struct SQLiteUserStore: UserStore {
     func credentials(email: String) async throws -> Credentials? {
         // Bots have no password: they log in with their token only.
         try await db.read(
-            "SELECT id, email, display_name, password_hash FROM users WHERE email = ? AND bot = 0", [.text(email)])
+            "SELECT \(userColumns), password_hash FROM users WHERE email = ? AND bot = 0", [.text(email)])
             .first.map(Credentials.init(row:))
     }
 
@@ -28,7 +28,7 @@ struct SQLiteUserStore: UserStore {
     }
 
     func users(excluding viewer: Int64, search: String?) async throws -> [User] {
-        var sql = "SELECT id, email, display_name, last_seen_at, bot FROM users WHERE id != ? AND (bot = 0 OR owner_id IS NOT NULL)"
+        var sql = "SELECT \(userColumns) FROM users WHERE id != ? AND (bot = 0 OR owner_id IS NOT NULL)"
         var binds: [SQLiteData] = [.integer(Int(viewer))]
         if let needle = directoryNeedle(search) {
             sql += " AND (instr(\(Self.folded("display_name")), ?) > 0 OR instr(\(Self.folded("email")), ?) > 0)"
@@ -36,6 +36,27 @@ struct SQLiteUserStore: UserStore {
         }
         sql += " ORDER BY display_name COLLATE NOCASE, id LIMIT 1000"
         return try await db.read(sql, binds).map(Rows.user)
+    }
+
+    func user(id: Int64) async throws -> User? {
+        try await db.read("SELECT \(userColumns) FROM users WHERE id = ?", [.integer(Int(id))]).first.map(Rows.user)
+    }
+
+    func rename(userId: Int64, displayName: String) async throws -> User? {
+        try await db.writer.perform { db in
+            try await db.query(
+                "UPDATE users SET display_name = ? WHERE id = ? RETURNING \(userColumns)", [.text(displayName), .integer(Int(userId))])
+        }.first.map(Rows.user)
+    }
+
+    func changePassword(userId: Int64, passwordHash: String, endingSessionsBut kept: String?) async throws -> [String] {
+        try await db.writer.perform(multiStatement: true) { db in
+            _ = try await db.query("UPDATE users SET password_hash = ? WHERE id = ?", [.text(passwordHash), .integer(Int(userId))])
+            guard let kept else { return [] }
+            return try await db.query(
+                "DELETE FROM sessions WHERE user_id = ? AND token_hash != ? RETURNING token_hash", [.integer(Int(userId)), .text(kept)]
+            ).compactMap { $0.column("token_hash")?.string }
+        }
     }
 
     /// directoryFold of `column` in SQL. An ASCII value (as many bytes as characters) takes

@@ -24,6 +24,14 @@ protocol UserStore: Sendable {
     func credentials(email: String) async throws -> Credentials?
     func users(excluding viewer: Int64, search: String?) async throws -> [User]
     func user(email: String) async throws -> User?
+    /// The account as its own answers show it: with `createdAt`, its registration.
+    func user(id: Int64) async throws -> User?
+    /// Sets the display name; answers the account as `user(id:)` does, nil when it is gone.
+    func rename(userId: Int64, displayName: String) async throws -> User?
+    /// Replaces the password hash and, when `endingSessionsBut` is given, deletes the
+    /// account's other sessions in the same write; answers the deleted sessions' hashes.
+    /// Access tokens stay: they never knew the password.
+    func changePassword(userId: Int64, passwordHash: String, endingSessionsBut kept: String?) async throws -> [String]
 
     /// `createdAt`: the login, by the services' clock, which `--session-max-age` counts from.
     func createSession(userId: Int64, tokenHash: String, createdAt: Timestamp, expiresAt: Timestamp) async throws
@@ -38,6 +46,9 @@ protocol UserStore: Sendable {
     /// Stores last-seen times kept in memory, so they outlive a restart.
     func saveLastSeen(_ times: [Int64: Timestamp]) async throws
 }
+
+/// A user's columns for the directory and the account's own answers (Rows.user).
+let userColumns = "id, email, display_name, last_seen_at, bot, created_at AS registered_at"
 
 /// A directory search's needle in the form names and emails are compared in
 /// (`directoryFold`), or nil when the search asks for everyone.

@@ -1,0 +1,56 @@
+import Hummingbird
+import NexusCore
+
+/// The caller's own account: its profile and its password. A session only (not an access
+/// token), so a leaked token can't take the account over.
+struct AccountController {
+    let users: any UserStore
+    let services: AppServices
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.patch("me", use: updateProfile)
+        group.post("me/password", use: changePassword)
+    }
+
+    @Sendable func updateProfile(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let me = try context.caller(.account).user
+        let body = try await request.decodeJSON(ProfileChangeRequest.self, context: context)
+        guard let name = try IdentityInput.displayName(body.displayName) else {
+            throw APIError.badRequest("Give the new display name in displayName.", code: "invalid_name")
+        }
+        guard let user = try await users.rename(userId: me.id, displayName: name) else { throw APIError.unauthorized }
+        // Cached sessions carry the old name, which the caller's requests would go on using
+        // here (other replicas trust theirs for 2 s at most: SessionCache).
+        services.sessions?.forget(userId: me.id)
+        return try jsonResponse(services.present(user))
+    }
+
+    /// Limited as login is: the old password is a guess like any other.
+    @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let caller = try context.caller(.account)
+        let body = try await request.decodeJSON(ChangePasswordRequest.self, context: context)
+        try IdentityInput.rejectNUL(body.oldPassword, field: "old password", code: "invalid_password")
+        try AuthController.checkPassword(body.newPassword)
+        let email = caller.user.email
+        let address = context.clientAddress
+        let now = services.clock()
+        if let wait = services.logins.admit(account: email, address: address, now: now) {
+            throw APIError.tooManyRequests(
+                "too_many_logins", "Too many wrong passwords for this account or from this address; try again in \(wait) s.",
+                retryAfter: wait)
+        }
+        let credentials = try await users.credentials(email: email)
+        guard try await services.passwords.verify(body.oldPassword, hash: credentials?.passwordHash) else {
+            throw APIError(
+                status: .forbidden, code: "wrong_password",
+                message: "The old password is not this account's; nothing was changed. Type the current one.")
+        }
+        services.logins.succeeded(account: email, address: address, admittedAt: now)
+        let hash = try await services.passwords.hash(body.newPassword)
+        let kept = body.keepSessions == true ? nil : caller.tokenHash
+        _ = try await services.revoke {
+            try await users.changePassword(userId: caller.user.id, passwordHash: hash, endingSessionsBut: kept)
+        }
+        return Response(status: .noContent)
+    }
+}

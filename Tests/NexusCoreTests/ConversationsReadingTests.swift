@@ -109,7 +109,7 @@ struct ConversationsReadingTests {
                                     unreadCount: 0, lastMessageReadBy: nil)
         #expect(Mirror(reflecting: s).children.map(\.label) == ["id", "kind", "name", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt",
                                                                 "unreadCount", "lastMessageReadBy", "lastMessageReaders"])
-        #expect(Mirror(reflecting: User(id: 1, email: "", displayName: "")).children.map(\.label) == ["id", "email", "displayName", "online", "lastSeenAt", "bot"])
+        #expect(Mirror(reflecting: User(id: 1, email: "", displayName: "")).children.map(\.label) == ["id", "email", "displayName", "online", "lastSeenAt", "bot", "createdAt"])
         #expect(Mirror(reflecting: ConversationsResponse(conversations: [], users: [])).children.map(\.label) == ["conversations", "users"])
     }
 }

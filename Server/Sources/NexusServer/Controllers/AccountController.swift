@@ -31,21 +31,11 @@ struct AccountController {
         let body = try await request.decodeJSON(ChangePasswordRequest.self, context: context)
         try IdentityInput.rejectNUL(body.oldPassword, field: "old password", code: "invalid_password")
         try AuthController.checkPassword(body.newPassword)
-        let email = caller.user.email
-        let address = context.clientAddress
-        let now = services.clock()
-        if let wait = services.logins.admit(account: email, address: address, now: now) {
-            throw APIError.tooManyRequests(
-                "too_many_logins", "Too many wrong passwords for this account or from this address; try again in \(wait) s.",
-                retryAfter: wait)
-        }
-        let credentials = try await users.credentials(email: email)
-        guard try await services.passwords.verify(body.oldPassword, hash: credentials?.passwordHash) else {
+        guard try await services.verifyGuess(body.oldPassword, email: caller.user.email, address: context.clientAddress, users: users) != nil else {
             throw APIError(
                 status: .forbidden, code: "wrong_password",
                 message: "The old password is not this account's; nothing was changed. Type the current one.")
         }
-        services.logins.succeeded(account: email, address: address, admittedAt: now)
         let hash = try await services.passwords.hash(body.newPassword)
         let kept = body.keepSessions == true ? nil : caller.tokenHash
         _ = try await services.revoke {

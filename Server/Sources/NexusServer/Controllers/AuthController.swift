@@ -34,20 +34,9 @@ struct AuthController {
         let email = try IdentityInput.email(body.email)
         // A NUL can't be part of any password (bcrypt would stop at it): say so, don't count a guess.
         try IdentityInput.rejectNUL(body.password, field: "password", code: "invalid_password")
-        let address = context.clientAddress
-        let now = services.clock()
-        // Checked before bcrypt, so a refused guess costs the server nothing.
-        if let wait = services.logins.admit(account: email, address: address, now: now) {
-            throw APIError.tooManyRequests(
-                "too_many_logins", "Too many failed logins for this account or from this address; try again in \(wait) s.",
-                retryAfter: wait)
-        }
-        let credentials = try await users.credentials(email: email)
-        let ok = try await services.passwords.verify(body.password, hash: credentials?.passwordHash)
-        guard ok, let user = credentials?.user else {
+        guard let user = try await services.verifyGuess(body.password, email: email, address: context.clientAddress, users: users)?.user else {
             throw APIError(status: .unauthorized, code: "invalid_credentials", message: "Incorrect email or password.")
         }
-        services.logins.succeeded(account: email, address: address, admittedAt: now)
         return try jsonResponse(try await startSession(for: user))
     }
 

@@ -18,6 +18,13 @@ struct Caller: Sendable {
 /// handler reads anything, and hands the handler the caller in `context.caller`.
 struct AuthenticationMiddleware: RouterMiddleware {
     let services: AppServices
+    /// The `Nexus-Max-Attachment` value, made once rather than at each answer.
+    private let maxAttachment: String
+
+    init(services: AppServices) {
+        self.services = services
+        maxAttachment = String(services.limits.maxAttachmentBytes)
+    }
 
     func handle(
         _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
@@ -31,7 +38,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         // then needs no request of its own to learn that its session was renewed.
         if let expiresAt = caller.sessionExpiresAt { response.headers[Self.sessionExpiresHeader] = expiresAt.iso8601 }
         // So a client can refuse a file too large before it queues it, not after an upload.
-        response.headers[Self.maxAttachmentHeader] = String(services.limits.maxAttachmentBytes)
+        response.headers[Self.maxAttachmentHeader] = maxAttachment
         return response
     }
 

@@ -37,7 +37,7 @@ struct ChangesController {
                 results[index] = Self.rejected(item.localId, error)
             }
         }
-        let outcomes = try await changes.apply(accepted.map(\.change), limits: ReactionLimits(services.limits))
+        let outcomes = try await changes.apply(accepted.map(\.change), limits: services.limits)
         var touched = Set<Int64>()
         var dropped = Set<String>()
         for ((index, change), outcome) in zip(accepted, outcomes) {

@@ -63,12 +63,12 @@ struct HooksController {
     private func createOutgoing(owner: Int64, _ conversation: Int64, name: String, url: String, secret: String, at now: Timestamp)
         async throws -> Webhook?
     {
-        let limits = OutgoingHookLimits(services.limits)
+        let limits = services.limits
         do {
             return try await hooks.createOutgoing(
                 owner: owner, conversationId: conversation, name: name, url: url, secret: secret, limits: limits, at: now)
         } catch let over as OutgoingHooksOverLimit {
-            let (count, whose) = over.mine ? (limits.perOwner, "You have") : (limits.perConversation, "This conversation has")
+            let (count, whose) = over.mine ? (limits.maxOutgoingHooksPerMemberPerConversation, "You have") : (limits.maxOutgoingHooksPerConversation, "This conversation has")
             throw APIError(
                 status: .conflict, code: "too_many_hooks",
                 message: "\(whose) \(count) outgoing hooks here, the most this server allows (each message is posted to every one); "

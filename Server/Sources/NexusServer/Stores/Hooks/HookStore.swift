@@ -12,19 +12,8 @@ struct HookBotOverLimit: Error {
     var members: Int
 }
 
-/// How many live outgoing hooks one conversation, and one owner in it, may have
-/// (ServerLimits): each message is POSTed once per hook.
-struct OutgoingHookLimits: Sendable {
-    var perConversation: Int
-    var perOwner: Int
-
-    init(_ limits: ServerLimits) {
-        perConversation = limits.maxOutgoingHooksPerConversation
-        perOwner = limits.maxOutgoingHooksPerMemberPerConversation
-    }
-}
-
-/// A new outgoing hook would pass `OutgoingHookLimits`: the owner's own limit when `mine`.
+/// A new outgoing hook would pass ServerLimits' outgoing-hook limits (each message is
+/// POSTed once per hook): the owner's own limit when `mine`.
 struct OutgoingHooksOverLimit: Error {
     var mine: Bool
 }
@@ -70,10 +59,10 @@ protocol HookStore: Sendable {
     func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
         async throws -> Webhook?
     /// Nil when the owner already has a hook by that name; `OutgoingHooksOverLimit` when the
-    /// conversation, or the owner in it, has its limit of live outgoing hooks (counted in
-    /// the same transaction).
+    /// conversation, or the owner in it, has its limit of live outgoing hooks (`limits`), counted in
+    /// the same transaction.
     func createOutgoing(
-        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: OutgoingHookLimits, at: Timestamp
+        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: ServerLimits, at: Timestamp
     ) async throws -> Webhook?
     /// The owner's hooks that are not revoked, oldest first.
     func hooks(owner: Int64) async throws -> [Webhook]

@@ -42,20 +42,22 @@ struct PostgresHookStore: HookStore {
     }
 
     func createOutgoing(
-        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: OutgoingHookLimits, at: Timestamp
+        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: ServerLimits, at: Timestamp
     ) async throws -> Webhook? {
         // The transaction wraps what its body throws, so the limit comes out as a value.
         let created = try await db.transaction { [db] c -> (id: Int64?, over: OutgoingHooksOverLimit?) in
             let logger = db.logger
             // The conversation's row locked first, so two creations can't both take the last place.
             try await c.query("SELECT 1 FROM conversations WHERE id = \(conversationId) FOR UPDATE", logger: logger)
-            let live = "conversation_id = \(conversationId) AND kind = 'outgoing' AND revoked_at IS NULL"
-            let all = try await c.query("SELECT COUNT(*) FROM hooks WHERE \(unescaped: live)", logger: logger)
-                .collect().first?.decode(Int64.self) ?? 0
-            let mine = try await c.query("SELECT COUNT(*) FROM hooks WHERE \(unescaped: live) AND owner_id = \(owner)", logger: logger)
-                .collect().first?.decode(Int64.self) ?? 0
-            if mine >= limits.perOwner { return (nil, OutgoingHooksOverLimit(mine: true)) }
-            if all >= limits.perConversation { return (nil, OutgoingHooksOverLimit(mine: false)) }
+            let counts = try await c.query(
+                """
+                SELECT COUNT(*), COUNT(*) FILTER (WHERE owner_id = \(owner)) FROM hooks
+                WHERE conversation_id = \(conversationId) AND kind = 'outgoing' AND revoked_at IS NULL
+                """, logger: logger
+            ).collect().first?.decode((Int64, Int64).self)
+            let (all, mine) = counts ?? (0, 0)
+            if mine >= limits.maxOutgoingHooksPerMemberPerConversation { return (nil, OutgoingHooksOverLimit(mine: true)) }
+            if all >= limits.maxOutgoingHooksPerConversation { return (nil, OutgoingHooksOverLimit(mine: false)) }
             return (try await c.query(
                 """
                 INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, created_at)

@@ -35,7 +35,7 @@ struct SQLiteHookStore: HookStore {
     }
 
     func createOutgoing(
-        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: OutgoingHookLimits, at: Timestamp
+        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: ServerLimits, at: Timestamp
     ) async throws -> Webhook? {
         let rows = try await db.writer.perform(multiStatement: true) { db -> [SQLiteRow] in
             let counts = try await db.query(
@@ -43,8 +43,8 @@ struct SQLiteHookStore: HookStore {
                 SELECT COUNT(*) AS n, COALESCE(SUM(owner_id = ?), 0) AS mine FROM hooks
                 WHERE conversation_id = ? AND kind = 'outgoing' AND revoked_at IS NULL
                 """, [.integer(Int(owner)), .integer(Int(conversationId))]).first
-            if (counts?.int("mine") ?? 0) >= limits.perOwner { throw OutgoingHooksOverLimit(mine: true) }
-            if (counts?.int("n") ?? 0) >= limits.perConversation { throw OutgoingHooksOverLimit(mine: false) }
+            if (counts?.int("mine") ?? 0) >= limits.maxOutgoingHooksPerMemberPerConversation { throw OutgoingHooksOverLimit(mine: true) }
+            if (counts?.int("n") ?? 0) >= limits.maxOutgoingHooksPerConversation { throw OutgoingHooksOverLimit(mine: false) }
             return try await db.query(
                 """
                 INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, created_at)

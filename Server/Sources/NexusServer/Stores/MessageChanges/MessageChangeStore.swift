@@ -21,18 +21,7 @@ enum ChangeOutcome: Sendable {
 /// Edits, deletes and reactions: each applied once per (user, localId), in the order
 /// given, with a 'change' event in the feed in the same transaction.
 protocol MessageChangeStore: Sendable {
-    func apply(_ changes: [NewChange], limits: ReactionLimits) async throws -> [ChangeOutcome]
-}
-
-/// The bounds on a message's reactions (ServerLimits).
-struct ReactionLimits: Sendable {
-    var perMessage: Int
-    var perMemberPerMessage: Int
-
-    init(_ limits: ServerLimits) {
-        perMessage = limits.maxReactionsPerMessage
-        perMemberPerMessage = limits.maxReactionsPerMemberPerMessage
-    }
+    func apply(_ changes: [NewChange], limits: ServerLimits) async throws -> [ChangeOutcome]
 }
 
 /// What a change does to a message, and who may make it: written once for both backends,
@@ -41,7 +30,7 @@ enum ChangeRules {
     /// The message after `item`, or the refusal. A change that alters nothing (a second
     /// delete, the same reaction twice) returns the message as it is.
     static func apply(
-        _ item: ChangeItem, by user: Int64, to message: Message, at now: Timestamp, limits: ReactionLimits
+        _ item: ChangeItem, by user: Int64, to message: Message, at now: Timestamp, limits: ServerLimits
     ) -> Result<Message, APIError> {
         var m = message
         let name = "\(message.reference)"
@@ -104,17 +93,17 @@ enum ChangeRules {
     /// Why `user` may not add `emoji` to a message with `reactions`; nil when it may (or
     /// already has: a repeat changes nothing).
     private static func reactionRefusal(
-        _ emoji: String, by user: Int64, on reactions: [Reaction], name: String, limits: ReactionLimits
+        _ emoji: String, by user: Int64, on reactions: [Reaction], name: String, limits: ServerLimits
     ) -> APIError? {
         if let existing = reactions.first(where: { $0.emoji == emoji }) {
             if existing.userIds.contains(user) { return nil }
-        } else if reactions.count >= limits.perMessage {
+        } else if reactions.count >= limits.maxReactionsPerMessage {
             return APIError(
                 status: .conflict, code: "too_many_reactions",
-                message: "Message \(name) has \(limits.perMessage) different reactions, the most it takes; react with one it has already.")
+                message: "Message \(name) has \(limits.maxReactionsPerMessage) different reactions, the most it takes; react with one it has already.")
         }
         let mine = reactions.filter { $0.userIds.contains(user) }.count
-        guard mine < limits.perMemberPerMessage else {
+        guard mine < limits.maxReactionsPerMemberPerMessage else {
             return APIError(
                 status: .conflict, code: "too_many_reactions",
                 message: "You have \(mine) reactions on message \(name), the most one member may add; remove one first.")

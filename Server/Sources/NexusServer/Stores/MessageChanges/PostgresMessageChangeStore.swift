@@ -7,7 +7,7 @@ struct PostgresMessageChangeStore: MessageChangeStore {
 
     /// One transaction for the list; each changed message's row is locked while it is
     /// read and rewritten, so two replicas changing one message never lose a reaction.
-    func apply(_ changes: [NewChange], limits: ReactionLimits) async throws -> [ChangeOutcome] {
+    func apply(_ changes: [NewChange], limits: ServerLimits) async throws -> [ChangeOutcome] {
         guard !changes.isEmpty else { return [] }
         let now = Timestamp.now()
         return try await db.transaction { [db] c in
@@ -24,7 +24,7 @@ struct PostgresMessageChangeStore: MessageChangeStore {
     }
 
     private static func apply(
-        _ change: NewChange, at now: Timestamp, limits: ReactionLimits, on c: PostgresConnection, logger: Logger
+        _ change: NewChange, at now: Timestamp, limits: ServerLimits, on c: PostgresConnection, logger: Logger
     ) async throws -> (ChangeOutcome, (conversationId: Int64, type: String, refId: Int64)?) {
         let item = change.item
         if let earlier = try await c.query(

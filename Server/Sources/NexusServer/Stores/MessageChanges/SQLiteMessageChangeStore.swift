@@ -5,7 +5,7 @@ struct SQLiteMessageChangeStore: MessageChangeStore {
     let db: SQLiteDatabase
 
     /// One group-commit operation for the whole list, so a flush of many changes costs one fsync.
-    func apply(_ changes: [NewChange], limits: ReactionLimits) async throws -> [ChangeOutcome] {
+    func apply(_ changes: [NewChange], limits: ServerLimits) async throws -> [ChangeOutcome] {
         guard !changes.isEmpty else { return [] }
         let now = Timestamp.now()
         return try await db.writer.perform(multiStatement: true) { c in
@@ -15,7 +15,7 @@ struct SQLiteMessageChangeStore: MessageChangeStore {
         }
     }
 
-    private static func apply(_ change: NewChange, at now: Timestamp, limits: ReactionLimits, on c: SQLiteConnection) async throws -> ChangeOutcome {
+    private static func apply(_ change: NewChange, at now: Timestamp, limits: ServerLimits, on c: SQLiteConnection) async throws -> ChangeOutcome {
         let item = change.item
         if let earlier = try await c.query(
             """

@@ -97,9 +97,9 @@ enum QueueDrop {
         guard [failed, all, !given.isEmpty].count(where: { $0 }) == 1 else {
             throw .usage("give the localIds of the messages to drop, or --failed, or --all (one of them)", hint: "see them with `nexusctl queue`.")
         }
-        guard failed || all else { return try LocalIdArgument.resolve(given, context) }
         let entries: [OutboxEntry]
         do { entries = try Outbox(profile: context.profile).entries() } catch { throw CLIError(error) }
+        guard failed || all else { return try LocalIdArgument.resolve(given, in: entries) }
         return entries.filter { all ? $0.status != .sent : $0.status == .failed }.map(\.localId)
     }
 

@@ -131,13 +131,12 @@ func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions(), 
     AuthController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     UsersController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     AccountController(users: services.stores.users, services: services).addRoutes(to: authenticated)
-    ConversationsController(users: services.stores.users, conversations: services.stores.conversations, services: services)
+    ConversationsController(conversations: services.stores.conversations, services: services)
         .addRoutes(to: authenticated)
     MessagesController(messages: services.stores.messages, services: services, handJSON: !bench.baseline).addRoutes(to: authenticated)
-    ChangesController(changes: services.stores.changes, services: services).addRoutes(to: authenticated)
+    ChangesController(services: services).addRoutes(to: authenticated)
     ReceiptsController(
-        receipts: services.stores.receipts, conversations: services.stores.conversations, messages: services.stores.messages,
-        services: services
+        receipts: services.stores.receipts, messages: services.stores.messages, services: services
     ).addRoutes(to: authenticated)
     SyncController(feed: services.stores.feed, services: services).addRoutes(to: authenticated)
     TokensController(tokens: services.stores.tokens, services: services).addRoutes(to: authenticated)

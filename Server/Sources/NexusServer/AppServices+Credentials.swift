@@ -14,17 +14,17 @@ extension AppServices {
             _ = credentials.marks([], local: true)
             throw error
         }
-        forget(hashes: hashes ?? [], local: true)
+        await forget(hashes: hashes ?? [], local: true)
         return hashes
     }
 
     /// Forgets revoked tokens at once, so the cache can't keep them working, and wakes
     /// the polls they hold, which then end (`checkStillValid`). `local`: revoked here
     /// (`revoke`), not told by another replica.
-    func forget(hashes: [String], local: Bool) {
+    func forget(hashes: [String], local: Bool) async {
         for hash in hashes { sessions?.forget(hash: hash) }
         let viewers = credentials.marks(hashes, local: local)
-        if !viewers.isEmpty { notifier.notify(users: viewers) }
+        if !viewers.isEmpty { await events.publish(.wake(users: Array(viewers), because: .revocation)) }
     }
 
     /// Throws the 401 a new request would get once the poll's token no longer works.

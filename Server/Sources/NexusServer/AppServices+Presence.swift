@@ -72,7 +72,7 @@ extension AppServices {
     func notifyContacts(of users: some Collection<Int64>) async {
         for user in users {
             guard let contacts = try? await stores.conversations.conversations(viewer: user).users.map(\.id) else { continue }
-            notifier.notify(users: contacts.filter { $0 != user })
+            await events.publish(.wake(users: contacts.filter { $0 != user }, because: .presence))
         }
     }
 

@@ -11,9 +11,11 @@ final class AppServices: Sendable {
     let stores: Stores
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     var bus: (any ClusterBus)? { stores.bus }
-    let notifier = FeedNotifier()
+    let notifier: FeedNotifier
     /// Webhooks' rate limits and the delivery worker's wake-up.
-    let hooks = HookRuntime()
+    let hooks: HookRuntime
+    /// What follows a commit, in one place: use cases publish, subscribers act.
+    let events: ServerEvents
     /// Tokens already checked. Replicas trust an entry for a short while only, and drop
     /// what another replica revokes when its note arrives (SessionCache).
     let sessions: SessionCache?
@@ -48,6 +50,12 @@ final class AppServices: Sendable {
         self.credentials = CredentialWatch(
             keepMarksFor: .seconds(limits.syncWaitCapSeconds + 60), trust: stores.bus == nil ? nil : SessionCache.replicaTTL)
         self.clock = clock
+        let notifier = FeedNotifier(), hooks = HookRuntime()
+        self.notifier = notifier
+        self.hooks = hooks
+        self.events = ServerEvents(
+            [MembershipCacheInvalidation(cache: membership), FeedWakeUp(notifier: notifier), HookWakeUp(hooks: hooks)]
+                + (stores.bus.map { [ClusterRelay(bus: $0)] } ?? []))
     }
 
     /// A user as others should see them: with presence from memory over the stored last seen.
@@ -184,41 +192,38 @@ final class AppServices: Sendable {
 }
 
 extension AppServices {
-    /// Someone is typing: shown to the other members here and on the other replicas.
-    func announce(_ typing: Typing, members: [Int64]) async {
-        showTyping(typing, members: members)
-        await bus?.publish(.typing(typing))
-    }
-
-    private func showTyping(_ typing: Typing, members: [Int64]) {
-        let others = members.filter { $0 != typing.userId }
-        self.typing.set(typing, for: others, at: clock())
-        notifier.notify(users: others)
-    }
-
     /// What another replica said: wake the feeds that moved there, show its typing.
     func apply(_ note: ClusterNote) async {
         switch note {
         case .feed(let conversationIds):
+            var users: [Int64] = []
             for id in conversationIds {
                 guard let members = try? await membership.wakeMembers(of: id, store: stores.conversations) else { continue }
-                notifier.notify(users: members)
+                users += members
             }
+            await events.publish(.wake(users: users, because: .replica))
         case .typing(let typing):
             guard let members = try? await membership.members(of: typing.conversationId, store: stores.conversations) else { return }
-            showTyping(typing, members: members)
+            await show(typing, members: members, local: false)
         case .revoked(let hashes):
-            forget(hashes: hashes, local: false)
+            await forget(hashes: hashes, local: false)
         case .members(let conversationIds):
-            for id in conversationIds { membership.forget(id) }
+            await events.publish(.membersChangedElsewhere(conversationIds))
         case .wake(let users):
-            notifier.notify(users: users)
+            await events.publish(.wake(users: users, because: .replica))
         case .reconnected:
             sessions?.forgetAll()
             credentials.reconnected()
             membership.forgetAll()
             notifier.wakeEveryone()
         }
+    }
+
+    /// Someone is typing: kept in memory for the other members, and told to them.
+    func show(_ typing: Typing, members: [Int64], local: Bool) async {
+        let others = members.filter { $0 != typing.userId }
+        self.typing.set(typing, for: others, at: clock())
+        await events.publish(.typing(typing, others: others, local: local))
     }
 }
 

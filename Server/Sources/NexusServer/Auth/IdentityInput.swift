@@ -40,4 +40,18 @@ enum IdentityInput {
     }
 
     private static func sentence(_ s: String) -> String { s.prefix(1).uppercased() + s.dropFirst() + "." }
+
+    /// A new password: for a registration and for `passwd`.
+    static func checkPassword(_ password: String) throws {
+        try IdentityInput.rejectNUL(password, field: "password", code: "invalid_password")
+        if password.count < Limits.minPasswordLength {
+            throw APIError.badRequest("The password must be at least \(Limits.minPasswordLength) characters.", code: "weak_password")
+        }
+        if let problem = Passwords.problem(with: password) {
+            throw APIError.badRequest(problem, code: "invalid_password")
+        }
+        if password.utf8.count > Limits.maxPasswordBytes {
+            throw APIError.badRequest("The password must be at most \(Limits.maxPasswordBytes) bytes.", code: "invalid_password")
+        }
+    }
 }

@@ -30,7 +30,7 @@ struct AccountController {
         let caller = try context.caller(.account)
         let body = try await request.decodeJSON(ChangePasswordRequest.self, context: context)
         try IdentityInput.rejectNUL(body.oldPassword, field: "old password", code: "invalid_password")
-        try AuthController.checkPassword(body.newPassword)
+        try IdentityInput.checkPassword(body.newPassword)
         guard try await services.verifyGuess(body.oldPassword, email: caller.user.email, address: context.clientAddress, users: users) != nil else {
             throw APIError(
                 status: .forbidden, code: "wrong_password",

@@ -155,24 +155,6 @@ struct AttachmentsController {
             })
     }
 
-    /// Checks the attachments of a message to be sent: each well formed, and uploaded in
-    /// full by the sender with the size it claims.
-    static func check(_ attachments: [Attachment], sender: Int64, store: any AttachmentStore) async throws {
-        guard attachments.count <= Limits.maxAttachments else {
-            throw APIError.badRequest("A message takes at most \(Limits.maxAttachments) attachments.", code: "too_many_attachments")
-        }
-        for a in attachments {
-            if let problem = Limits.problem(withAttachment: a) {
-                throw APIError.badRequest(problem.prefix(1).uppercased() + problem.dropFirst() + ".", code: "invalid_attachment")
-            }
-            guard let upload = try await store.upload(user: sender, sha256: a.sha256), upload.complete, upload.size == a.size else {
-                throw APIError(
-                    status: .conflict, code: "attachment_not_uploaded",
-                    message: "The attachment \(a.sha256) is not uploaded in full with size \(a.size); upload it first (/v1/uploads).")
-            }
-        }
-    }
-
     static let shaHeader = HTTPField.Name("X-Content-SHA256")!
     static let badHash = APIError.badRequest("sha256 must be 64 lower-case hex digits.", code: "invalid_sha256")
     static let uploadNotFound = APIError.notFound("No upload of this SHA-256; start one with POST /v1/uploads.")

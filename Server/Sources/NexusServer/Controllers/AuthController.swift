@@ -20,7 +20,7 @@ struct AuthController {
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(RegisterRequest.self, context: context)
         let email = try IdentityInput.email(body.email)
-        try Self.checkPassword(body.password)
+        try IdentityInput.checkPassword(body.password)
         let name = try IdentityInput.displayName(body.displayName) ?? String(email.split(separator: "@")[0])
         let hash = try await services.passwords.hash(body.password)
         guard let user = try await users.createUser(email: email, displayName: name, passwordHash: hash) else {
@@ -66,18 +66,5 @@ struct AuthController {
         let expiresAt = Timestamp(milliseconds: now.milliseconds + services.limits.tokenTTLSeconds * 1000)
         try await users.createSession(userId: user.id, tokenHash: Tokens.hash(token), createdAt: now, expiresAt: expiresAt)
         return AuthResponse(token: token, user: user, expiresAt: expiresAt)
-    }
-
-    static func checkPassword(_ password: String) throws {
-        try IdentityInput.rejectNUL(password, field: "password", code: "invalid_password")
-        if password.count < Limits.minPasswordLength {
-            throw APIError.badRequest("The password must be at least \(Limits.minPasswordLength) characters.", code: "weak_password")
-        }
-        if let problem = Passwords.problem(with: password) {
-            throw APIError.badRequest(problem, code: "invalid_password")
-        }
-        if password.utf8.count > Limits.maxPasswordBytes {
-            throw APIError.badRequest("The password must be at most \(Limits.maxPasswordBytes) bytes.", code: "invalid_password")
-        }
     }
 }

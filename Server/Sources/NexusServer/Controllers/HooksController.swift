@@ -50,7 +50,10 @@ struct HooksController {
         do {
             let hook = try await hooks.createIncoming(
                 owner: owner, conversationId: conversation, name: name, secretHash: secretHash, maxMembers: limit, at: now)
-            if hook != nil { services.membership.forget(conversation) }
+            if hook != nil {
+                await services.events.publish(.committed(Commit(
+                    changes: [Commit.Change(conversationId: conversation, kind: .membership)], wake: [], membersChanged: [conversation])))
+            }
             return hook
         } catch let full as HookBotOverLimit {
             throw APIError(

@@ -32,36 +32,10 @@ struct IncomingHookController {
         guard texts.count <= Limits.maxBatchItems else {
             throw APIError(status: .contentTooLarge, code: "too_many_items", message: "One post takes at most \(Limits.maxBatchItems) alerts.")
         }
-        let base = key ?? "hook-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        let messages = texts.enumerated().map { index, text in
-            NewMessage(
-                conversationId: target.conversationId, senderId: target.botId,
-                localId: texts.count == 1 ? base : "\(base).\(index + 1)", text: text)
-        }
-        for m in messages { try MessagesController.validate(SendRequest(localId: m.localId, text: m.text)) }
-        let outcomes = try await services.stores.messages.send(messages)
-        var stored: [Message] = []
-        var created = false
-        for outcome in outcomes {
-            switch outcome {
-            case .created(let m):
-                created = true
-                stored.append(m)
-            case .duplicate(let m): stored.append(m)
-            case .notMember: throw Self.botRemoved
-            }
-        }
-        if created {
-            let members = try await services.membership.members(of: target.conversationId, store: services.stores.conversations)
-            services.notifier.notify(users: members)
-            services.hooks.committed(in: [target.conversationId])
-        }
+        let (stored, created) = try await Sending(services: services).post(
+            texts, through: target, key: key ?? "hook-" + String(UInt64.random(in: 0...UInt64.max), radix: 16))
         return try jsonResponse(IncomingHookResponse(messages: stored, duplicate: !created), status: created ? .created : .ok)
     }
-
-    static let botRemoved = APIError(
-        status: .forbidden, code: "bot_not_member",
-        message: "This hook's bot is no longer a member of its conversation: its owner can add it back (nexusctl add), or make a new hook.")
 
     /// `Idempotency-Key`: a retry with the same key posts nothing new and answers what the first post did.
     static func idempotencyKey(_ request: Request) throws -> String? {

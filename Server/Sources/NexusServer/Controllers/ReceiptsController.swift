@@ -4,7 +4,6 @@ import NexusCore
 /// Receipts (delivered and read watermarks), message status, and typing.
 struct ReceiptsController {
     let receipts: any ReceiptStore
-    let conversations: any ConversationStore
     let messages: any MessageStore
     let services: AppServices
 
@@ -15,34 +14,15 @@ struct ReceiptsController {
         group.get("messages/status", use: statusByLocalId)
     }
 
-    /// Moves the caller's watermarks forward; answers with the conversation as it now is.
     @Sendable func receipts(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let caller = try context.caller
-        let me = caller.user
-        let id = try context.idParameter()
-        let members = try await services.members(of: id, caller: caller, for: .read)
-        let body = try await request.decodeJSON(ReceiptsRequest.self, context: context)
-        guard (body.delivered ?? 0) >= 0, (body.read ?? 0) >= 0, body.delivered != nil || body.read != nil else {
-            throw APIError.badRequest("Give delivered and/or read, as seqs of 0 or more.", code: "invalid_body")
+        let conversation = try await Receipting(services: services).advance(in: try context.idParameter(), caller: try context.caller) {
+            try await request.decodeJSON(ReceiptsRequest.self, context: context)
         }
-        let moved = try await receipts.advanceReceipts(conversationId: id, userId: me.id, delivered: body.delivered, read: body.read)
-        if !moved.isEmpty { services.notifier.notify(users: members) }
-        guard let conversation = try await conversations.conversation(id: id, viewer: me.id) else {
-            throw APIError.conversationNotFound
-        }
-        return try jsonResponse(services.present(conversation))
+        return try jsonResponse(conversation)
     }
 
-    /// "I am typing": shown to the other members for 3 seconds, as the product documents say.
     @Sendable func typing(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let caller = try context.caller
-        let me = caller.user
-        let id = try context.idParameter()
-        let members = try await services.members(of: id, caller: caller, for: .send)
-        let now = services.clock()
-        let typing = Typing(conversationId: id, userId: me.id, until: Timestamp(milliseconds: now.milliseconds + TypingBoard.durationMs))
-        await services.announce(typing, members: members)
-        return try jsonResponse(typing)
+        try jsonResponse(try await Receipting(services: services).typing(in: try context.idParameter(), caller: try context.caller))
     }
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -28,7 +28,10 @@ final class WebhookReceiver {
                     message = event.get("message") or {}
                     record = {"delivery": self.headers.get("X-Nexus-Delivery"), "event": self.headers.get("X-Nexus-Event"),
                               "valid": valid, "status": 500 if failing else 200, "messageId": message.get("id"),
-                              "bodyDelivery": event.get("deliveryId"), "text": message.get("text")}
+                              "bodyDelivery": event.get("deliveryId"), "text": message.get("text"),
+                              "change": (event.get("change") or {}).get("kind"), "emoji": (event.get("change") or {}).get("emoji"),
+                              "actor": (event.get("actor") or {}).get("email"),
+                              "membership": (message.get("membership") or {}).get("kind"), "seq": message.get("seq")}
                     with open(log_path, "a") as log:
                         log.write(json.dumps(record) + "\n")
                 self.send_response(500 if failing else 200)
@@ -48,6 +51,13 @@ final class WebhookReceiver {
         var messageId: Int64?
         var bodyDelivery: String?
         var text: String?
+        /// For a change: its kind, its emoji, and who made it.
+        var change: String?
+        var emoji: String?
+        var actor: String?
+        /// For a membership line: what changed.
+        var membership: String?
+        var seq: Int64?
     }
 
     let directory: String

@@ -115,4 +115,28 @@ struct WebhookServerTests {
             #expect(texts.contains("disk full") && !texts.contains("disk still full"))
         }
     }
+
+    /// A hook's events are checked at the edge: none of them, an unknown one, or events for an
+    /// incoming hook are 400 `invalid_events`, and nothing is made; a choice of all is stored as
+    /// no choice, so a kind added later reaches it too.
+    @Test func aHooksEventsAreCheckedAndListed() async throws {
+        try await withServer { api in
+            let (alice, _, conversation) = try await api.pair()
+            let url = "http://127.0.0.1:1/hook"
+            for events: [String]? in [[], ["message", "typing"], ["Message"]] {
+                let r = try await api.call(.post, "/v1/hooks", token: alice.token, json: CreateHookRequest(conversationId: conversation, url: url, events: events))
+                try expectError(r, .badRequest, code: "invalid_events")
+            }
+            let incoming = try await api.call(.post, "/v1/hooks", token: alice.token, json: CreateHookRequest(conversationId: conversation, events: ["message"]))
+            try expectError(incoming, .badRequest, code: "invalid_events")
+            for (name, events) in [("some", ["reaction", "message", "reaction"]), ("every", Webhook.eventKinds)] {
+                let r = try await api.call(
+                    .post, "/v1/hooks", token: alice.token, json: CreateHookRequest(conversationId: conversation, name: name, url: url, events: events))
+                #expect(r.status == .created, "\(r.text)")
+            }
+            let hooks = try decode(HooksResponse.self, try await api.call(.get, "/v1/hooks", token: alice.token)).hooks
+            #expect(hooks.map(\.name) == ["some", "every"])
+            #expect(hooks.map(\.events) == [["message", "reaction"], Webhook.eventKinds])
+        }
+    }
 }

@@ -4,12 +4,13 @@ import NexusCore
 enum HookCommand {
     static let spec = CommandSpec(
         name: "hook", summary: "Webhooks: post into a conversation with curl, or have nexusd POST its new messages to a URL",
-        usage: ["[list]", "create <conversation> [--name NAME] [--url URL]", "revoke <name>", "deliveries <name> [--limit N]"],
+        usage: ["[list]", "create <conversation> [--name NAME] [--url URL [--events LIST]]", "revoke <name>", "deliveries <name> [--limit N]"],
         details: """
             An incoming hook is a URL holding a secret: `curl -d 'disk 95% full' URL` posts into the conversation as
             the hook's bot, with no nexusctl and no login. It takes text, JSON {"text": ...}, and Prometheus
             Alertmanager's webhook payload (one message per alert). An outgoing hook (--url) has nexusd POST each new
-            message of the conversation to a URL as JSON, signed with HMAC-SHA256. See docs/webhooks.md.
+            message, edit, delete, reaction and membership change of the conversation to a URL as JSON, signed with
+            HMAC-SHA256. See docs/webhooks.md.
             """,
         subcommands: [
             CommandSpec(
@@ -18,7 +19,7 @@ enum HookCommand {
                 requirements: [.session], jsonFields: hookFields, run: list),
             CommandSpec(
                 name: "create", summary: "Make a hook for a conversation; prints its URL (incoming) or signing secret (--url)",
-                usage: ["<conversation> [--name NAME] [--url URL]"],
+                usage: ["<conversation> [--name NAME] [--url URL [--events LIST]]"],
                 details: """
                     \(Conversations.argumentHelp)
                     Without --url: an incoming hook. Its URL goes to stdout alone, so `URL=$(nexusctl hook create 12)`
@@ -26,16 +27,22 @@ enum HookCommand {
                     hook, which joins the conversation.
                     With --url: an outgoing hook. Its signing secret goes to stdout, shown only now; each request carries
                     X-Nexus-Signature-256: sha256=HMAC-SHA256(secret, body), X-Nexus-Delivery and X-Nexus-Event.
+                    It is sent every kind of event (message.created, message.edited, message.deleted, reaction.added,
+                    reaction.removed, membership.changed) unless --events names the ones it wants.
                     The name (letters, digits, '.', '-', '_') defaults to <conversation>-in or <conversation>-out.
                     """,
                 options: [
                     OptionSpec("name", .value(placeholder: "NAME"), help: "the hook's name, for list, revoke and deliveries"),
                     OptionSpec("url", .value(placeholder: "URL"), help: "make an outgoing hook POSTing each new message here"),
+                    OptionSpec(
+                        "events", .value(placeholder: "LIST"),
+                        help: "with --url: what to send, of \(Webhook.eventKinds.joined(separator: ",")) (default: all)"),
                 ],
                 arguments: 1...1, requirements: [.session], jsonFields: ["hook", "url", "secret"],
                 examples: [
                     ("URL=$(nexusctl hook create 12 --name disk-alerts) && curl -d 'disk 95% full' \"$URL\"", "post from any shell"),
                     ("nexusctl hook create 12 --url https://ci.example/nexus", "tell a service of each new message"),
+                    ("nexusctl hook create 12 --url https://ci.example/nexus --events message,edit", "only messages and edits"),
                 ],
                 run: create),
             CommandSpec(
@@ -56,7 +63,7 @@ enum HookCommand {
         ],
         requirements: [.session], jsonFields: hookFields, run: list)
 
-    static let hookFields = ["id", "name", "kind", "conversationId", "createdAt", "botUserId", "url", "disabledAt", "disabledReason", "pending"]
+    static let hookFields = ["id", "name", "kind", "conversationId", "createdAt", "botUserId", "url", "disabledAt", "disabledReason", "pending", "events"]
 
     struct CreatedView: Encodable {
         var hook: Webhook
@@ -65,8 +72,10 @@ enum HookCommand {
     }
 
     static func create(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let target = context.invocation.value("url")
+        let events = try context.invocation.value("events").map { list throws(CLIError) in try eventKinds(list, url: target) }
         let id = try Conversations.resolve(context.arguments[0], context)
-        let request = CreateHookRequest(conversationId: id, name: context.invocation.value("name"), url: context.invocation.value("url"))
+        let request = CreateHookRequest(conversationId: id, name: context.invocation.value("name"), url: target, events: events)
         let created = try context.call { api throws(APIError) in try api.createHook(request) }
         let hook = created.hook
         let url = try created.path.map { path throws(CLIError) in try publicURL(path, context) }
@@ -84,6 +93,17 @@ enum HookCommand {
                     + "signed with the secret above (shown only now) in X-Nexus-Signature-256. See docs/webhooks.md.")
         }
         return .ok
+    }
+
+    /// `--events`' comma list, checked before anything is asked of the server.
+    static func eventKinds(_ list: String, url: String?) throws(CLIError) -> [String] {
+        let kinds = Webhook.eventKinds.joined(separator: ", ")
+        guard url != nil else { throw .usage("--events is for an outgoing hook", hint: "add --url URL; an incoming hook only posts messages.") }
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map { String($0.filter { !$0.isWhitespace }) }
+        if let unknown = names.first(where: { !Webhook.eventKinds.contains($0) }) {
+            throw .usage(unknown.isEmpty ? "--events has an empty name in '\(list)'" : "'\(unknown)' is no hook event", hint: "choose from \(kinds), separated by commas.")
+        }
+        return names
     }
 
     /// The URL to post to: the server's own address (as this profile reaches it) and the path.
@@ -105,11 +125,16 @@ enum HookCommand {
             context.output.table(
                 hooks.map { h in
                     let target: TerminalText = h.kind == .outgoing ? "\(h.url ?? "")" : "bot \(h.botUserId.map(String.init) ?? "?")"
-                    return ["\(h.name)", "\(h.kind.rawValue)", "\(h.conversationId)", target, state(h)]
+                    return ["\(h.name)", "\(h.kind.rawValue)", "\(h.conversationId)", target, events(h), state(h)]
                 },
-                header: ["NAME", "KIND", "CONVERSATION", "TARGET", "STATE"])
+                header: ["NAME", "KIND", "CONVERSATION", "TARGET", "EVENTS", "STATE"])
         }
         return .ok
+    }
+
+    static func events(_ h: Webhook) -> TerminalText {
+        guard h.kind == .outgoing, let events = h.events else { return "message" }
+        return Set(events) == Set(Webhook.eventKinds) ? "all" : "\(events.joined(separator: ","))"
     }
 
     static func state(_ h: Webhook) -> TerminalText {

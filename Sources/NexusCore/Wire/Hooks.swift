@@ -19,10 +19,14 @@ public struct Webhook: Codable, Hashable, Sendable {
     public var disabledReason: String?
     /// Outgoing: deliveries waiting to be made (or retried).
     public var pending: Int64?
+    /// Outgoing: what it is sent, of `eventKinds`.
+    public var events: [String]?
+    /// What an outgoing hook can be sent (docs/webhooks.md); a hook gets all unless it chose.
+    public static let eventKinds = ["message", "edit", "delete", "reaction", "membership"]
 
     public init(
         id: Int64, name: String, kind: Kind, conversationId: Int64, createdAt: Timestamp, botUserId: Int64? = nil,
-        url: String? = nil, disabledAt: Timestamp? = nil, disabledReason: String? = nil, pending: Int64? = nil
+        url: String? = nil, disabledAt: Timestamp? = nil, disabledReason: String? = nil, pending: Int64? = nil, events: [String]? = nil
     ) {
         self.id = id
         self.name = name
@@ -34,6 +38,7 @@ public struct Webhook: Codable, Hashable, Sendable {
         self.disabledAt = disabledAt
         self.disabledReason = disabledReason
         self.pending = pending
+        self.events = events
     }
 }
 
@@ -42,11 +47,14 @@ public struct CreateHookRequest: Codable, Sendable {
     public var name: String?
     /// Given: an outgoing hook to this http(s) URL; absent: an incoming hook.
     public var url: String?
+    /// Outgoing: what to send it, of message, edit, delete, reaction and membership; absent: all.
+    public var events: [String]?
 
-    public init(conversationId: Int64, name: String? = nil, url: String? = nil) {
+    public init(conversationId: Int64, name: String? = nil, url: String? = nil, events: [String]? = nil) {
         self.conversationId = conversationId
         self.name = name
         self.url = url
+        self.events = events
     }
 }
 
@@ -120,8 +128,10 @@ public struct IncomingHookResponse: Codable, Sendable {
     }
 }
 
-/// The body of an outgoing hook's POST. `event` says what happened; more kinds
-/// (message.edited, message.deleted, reaction.added) carry their own fields beside it.
+/// The body of an outgoing hook's POST. `event` says what happened (docs/webhooks.md):
+/// message.created, message.edited, message.deleted, reaction.added, reaction.removed or
+/// membership.changed. `message` is the message as it is when delivered; for a change,
+/// `change` says what changed and `actor` who changed it.
 public struct HookEvent: Codable, Sendable {
     public var event: String
     public var deliveryId: String
@@ -129,13 +139,20 @@ public struct HookEvent: Codable, Sendable {
     public var conversationId: Int64
     public var message: Message?
     public var sender: User?
+    public var change: MessageChange?
+    public var actor: User?
 
-    public init(event: String, deliveryId: String, hook: String, conversationId: Int64, message: Message?, sender: User?) {
+    public init(
+        event: String, deliveryId: String, hook: String, conversationId: Int64, message: Message?, sender: User?,
+        change: MessageChange? = nil, actor: User? = nil
+    ) {
         self.event = event
         self.deliveryId = deliveryId
         self.hook = hook
         self.conversationId = conversationId
         self.message = message
         self.sender = sender
+        self.change = change
+        self.actor = actor
     }
 }

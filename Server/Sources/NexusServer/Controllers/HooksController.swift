@@ -20,6 +20,10 @@ struct HooksController {
         _ = try await services.members(of: body.conversationId, viewer: me.id)
         if let name = body.name { try Self.validate(name: name) }
         if let url = body.url { try Self.validate(url: url) }
+        if body.events != nil, body.url == nil {
+            throw APIError.badRequest("Only an outgoing hook (with a url) chooses events; an incoming hook posts messages.", code: "invalid_events")
+        }
+        let events = try HookEventKind.parse(body.events)
         let now = services.clock()
         let kind = body.url == nil ? "in" : "out"
         // Unnamed: "<conversation>-in" (or -out), then -2, -3 … past the owner's taken names.
@@ -27,7 +31,9 @@ struct HooksController {
         for name in names {
             if let url = body.url {
                 let secret = HookSigning.newSecret()
-                if let hook = try await createOutgoing(owner: me.id, body.conversationId, name: name, url: url, secret: secret, at: now) {
+                if let hook = try await createOutgoing(
+                    owner: me.id, body.conversationId, name: name, url: url, secret: secret, events: events, at: now)
+                {
                     services.hooks.addOutgoing(body.conversationId)
                     return try jsonResponse(CreateHookResponse(hook: hook, secret: secret), status: .created)
                 }
@@ -63,13 +69,13 @@ struct HooksController {
         }
     }
 
-    private func createOutgoing(owner: Int64, _ conversation: Int64, name: String, url: String, secret: String, at now: Timestamp)
-        async throws -> Webhook?
-    {
+    private func createOutgoing(
+        owner: Int64, _ conversation: Int64, name: String, url: String, secret: String, events: String?, at now: Timestamp
+    ) async throws -> Webhook? {
         let limits = services.limits
         do {
             return try await hooks.createOutgoing(
-                owner: owner, conversationId: conversation, name: name, url: url, secret: secret, limits: limits, at: now)
+                owner: owner, conversationId: conversation, name: name, url: url, secret: secret, events: events, limits: limits, at: now)
         } catch let over as OutgoingHooksOverLimit {
             let (count, whose) = over.mine ? (limits.maxOutgoingHooksPerMemberPerConversation, "You have") : (limits.maxOutgoingHooksPerConversation, "This conversation has")
             throw APIError(

@@ -34,8 +34,8 @@ struct FeedWakeUp: ServerEventSubscriber {
 /// with an outgoing hook has some. Another replica's commits wake that replica's worker.
 struct HookWakeUp: ServerEventSubscriber {
     let hooks: HookRuntime
-    /// What outgoing hooks are sent (docs/webhooks.md).
-    static let delivered: Set<Commit.Kind> = [.message]
+    /// What outgoing hooks are sent (docs/webhooks.md): a rename is a membership line.
+    static let delivered: Set<Commit.Kind> = [.message, .edit, .delete, .reaction, .membership, .rename]
 
     func handle(_ event: ServerEvent) async {
         guard case .committed(let commit) = event else { return }

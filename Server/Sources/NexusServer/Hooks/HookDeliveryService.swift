@@ -115,7 +115,7 @@ struct HookDeliveryService: Service {
     private func attempt(_ d: PendingDelivery, _ client: AsyncHTTPClient.HTTPClient) async -> DeliveryOutcome {
         let event = HookEvent(
             event: d.event, deliveryId: String(d.id), hook: d.hookName, conversationId: d.message?.conversationId ?? 0,
-            message: d.message, sender: d.sender)
+            message: d.message, sender: d.sender, change: d.change, actor: d.actor)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let body = (try? Array(encoder.encode(event))) ?? []

@@ -260,6 +260,8 @@ enum PostgresSchema {
             $$
             """,
         ],
+        // Outgoing hooks choose their events; edits, deletes, reactions and membership are delivered (HookEvents.swift)
+        HookSchema.eventsPostgres,
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

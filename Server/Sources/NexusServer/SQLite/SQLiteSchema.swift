@@ -291,5 +291,7 @@ enum SQLiteSchema {
             "INSERT INTO messages_fts(messages_fts, rank) VALUES ('secure-delete', 1)",
             "INSERT INTO messages_fts(messages_fts) VALUES ('optimize')",
         ],
+        // Outgoing hooks choose their events; edits, deletes, reactions and membership are delivered (HookEvents.swift)
+        HookSchema.eventsSQLite,
     ]
 }

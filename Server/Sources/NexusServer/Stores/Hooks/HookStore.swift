@@ -32,6 +32,9 @@ struct PendingDelivery: Sendable {
     /// nil when the message is gone; the event is then sent without it.
     var message: Message?
     var sender: User?
+    /// For an edit, delete or reaction: what changed, and who changed it.
+    var change: MessageChange?
+    var actor: User?
 }
 
 /// What one attempt came to.
@@ -62,7 +65,8 @@ protocol HookStore: Sendable {
     /// conversation, or the owner in it, has its limit of live outgoing hooks (`limits`), counted in
     /// the same transaction.
     func createOutgoing(
-        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: ServerLimits, at: Timestamp
+        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, events: String?, limits: ServerLimits,
+        at: Timestamp
     ) async throws -> Webhook?
     /// The owner's hooks that are not revoked, oldest first.
     func hooks(owner: Int64) async throws -> [Webhook]
@@ -84,7 +88,7 @@ protocol HookStore: Sendable {
 
 /// The columns of a hook row (`h`) that Rows.hook reads, with the pending count.
 let hookColumns = """
-    h.id, h.name, h.kind, h.conversation_id, h.created_at, h.bot_id, h.url, h.disabled_at, h.disabled_reason,
+    h.id, h.name, h.kind, h.conversation_id, h.created_at, h.bot_id, h.url, h.disabled_at, h.disabled_reason, h.events,
     (SELECT COUNT(*) FROM hook_deliveries d WHERE d.hook_id = h.id AND d.delivered_at IS NULL) AS pending
     """
 
@@ -92,7 +96,14 @@ let hookColumns = """
 let claimColumns = """
     d.id AS d_id, d.hook_id, d.event, d.message_id AS d_message_id, d.attempts, h.name AS hook_name, h.url AS hook_url,
     h.signing_secret, \(messageColumns),
-    u.email AS u_email, u.display_name AS u_display_name
+    u.email AS u_email, u.display_name AS u_display_name,
+    x.kind AS x_kind, x.user_id AS x_user_id, x.emoji AS x_emoji, x.at AS x_at, a.email AS a_email, a.display_name AS a_display_name
+    """
+
+/// What `claim` joins to a delivery `d` on both backends: its message and sender, and the change it is about with who made it.
+let claimJoins = """
+    LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN users u ON u.id = m.sender_id
+    LEFT JOIN message_changes x ON x.id = d.change_id LEFT JOIN users a ON a.id = x.user_id
     """
 
 extension Rows {
@@ -102,7 +113,8 @@ extension Rows {
             id: try row.int("id") ?? 0, name: try row.text("name") ?? "", kind: kind,
             conversationId: try row.int("conversation_id") ?? 0, createdAt: try timestamp(row, "created_at") ?? Timestamp(milliseconds: 0),
             botUserId: try row.int("bot_id"), url: try row.text("url"), disabledAt: try timestamp(row, "disabled_at"),
-            disabledReason: try row.text("disabled_reason"), pending: kind == .outgoing ? try row.int("pending") ?? 0 : nil)
+            disabledReason: try row.text("disabled_reason"), pending: kind == .outgoing ? try row.int("pending") ?? 0 : nil,
+            events: kind == .outgoing ? HookEventKind.kinds(try row.text("events")) : nil)
     }
 
     static func pendingDelivery(_ row: some StoreRow) throws -> PendingDelivery {
@@ -113,7 +125,16 @@ extension Rows {
             messageId: try row.int("d_message_id") ?? 0, attempt: (try row.int("attempts") ?? 0) + 1, message: message,
             sender: try message.map { m in
                 User(id: m.senderId, email: try row.text("u_email") ?? "", displayName: try row.text("u_display_name") ?? "")
+            },
+            change: try change(row),
+            actor: try row.int("x_user_id").map { id in
+                User(id: id, email: try row.text("a_email") ?? "", displayName: try row.text("a_display_name") ?? "")
             })
+    }
+
+    private static func change(_ row: some StoreRow) throws -> MessageChange? {
+        guard let kind = try row.text("x_kind").flatMap(MessageChange.Kind.init(rawValue:)), let user = try row.int("x_user_id") else { return nil }
+        return MessageChange(kind: kind, userId: user, emoji: try row.text("x_emoji"), at: try timestamp(row, "x_at") ?? Timestamp(milliseconds: 0))
     }
 
     static func attempt(_ row: some StoreRow) throws -> HookAttempt {

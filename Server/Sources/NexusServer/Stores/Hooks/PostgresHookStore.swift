@@ -42,7 +42,8 @@ struct PostgresHookStore: HookStore {
     }
 
     func createOutgoing(
-        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: ServerLimits, at: Timestamp
+        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, events: String?, limits: ServerLimits,
+        at: Timestamp
     ) async throws -> Webhook? {
         // The transaction wraps what its body throws, so the limit comes out as a value.
         let created = try await db.transaction { [db] c -> (id: Int64?, over: OutgoingHooksOverLimit?) in
@@ -60,8 +61,8 @@ struct PostgresHookStore: HookStore {
             if all >= limits.maxOutgoingHooksPerConversation { return (nil, OutgoingHooksOverLimit(mine: false)) }
             return (try await c.query(
                 """
-                INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, created_at)
-                VALUES (\(owner), \(conversationId), \(name), 'outgoing', \(url), \(secret), \(at.milliseconds))
+                INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, events, created_at)
+                VALUES (\(owner), \(conversationId), \(name), 'outgoing', \(url), \(secret), \(events), \(at.milliseconds))
                 ON CONFLICT DO NOTHING RETURNING id
                 """, logger: logger
             ).collect().first?.decode(Int64.self), nil)
@@ -124,10 +125,10 @@ struct PostgresHookStore: HookStore {
                     FOR UPDATE OF d SKIP LOCKED
                 ), leased AS (
                     UPDATE hook_deliveries d SET claimed_until = \(n + leaseMs) FROM due WHERE d.id = due.id
-                    RETURNING d.id, d.hook_id, d.event, d.message_id, d.attempts, d.next_attempt_at
+                    RETURNING d.id, d.hook_id, d.event, d.message_id, d.change_id, d.attempts, d.next_attempt_at
                 )
                 SELECT \(unescaped: claimColumns) FROM leased d JOIN hooks h ON h.id = d.hook_id
-                LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN users u ON u.id = m.sender_id
+                \(unescaped: claimJoins)
                 ORDER BY d.next_attempt_at, d.id
                 """, logger: db.logger
             ).collect().map { try Rows.pendingDelivery($0.makeRandomAccess()) }

@@ -35,7 +35,8 @@ struct SQLiteHookStore: HookStore {
     }
 
     func createOutgoing(
-        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, limits: ServerLimits, at: Timestamp
+        owner: Int64, conversationId: Int64, name: String, url: String, secret: String, events: String?, limits: ServerLimits,
+        at: Timestamp
     ) async throws -> Webhook? {
         let rows = try await db.writer.perform(multiStatement: true) { db -> [SQLiteRow] in
             let counts = try await db.query(
@@ -47,10 +48,11 @@ struct SQLiteHookStore: HookStore {
             if (counts?.int("n") ?? 0) >= limits.maxOutgoingHooksPerConversation { throw OutgoingHooksOverLimit(mine: false) }
             return try await db.query(
                 """
-                INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, created_at)
-                VALUES (?, ?, ?, 'outgoing', ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id
+                INSERT INTO hooks (owner_id, conversation_id, name, kind, url, signing_secret, events, created_at)
+                VALUES (?, ?, ?, 'outgoing', ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id
                 """,
-                [.integer(Int(owner)), .integer(Int(conversationId)), .text(name), .text(url), .text(secret), .integer(Int(at.milliseconds))])
+                [.integer(Int(owner)), .integer(Int(conversationId)), .text(name), .text(url), .text(secret), events.map { .text($0) } ?? .null,
+                 .integer(Int(at.milliseconds))])
         }
         return try await hook(id: rows.first?.int("id"))
     }
@@ -103,7 +105,7 @@ struct SQLiteHookStore: HookStore {
         return try await db.read(
             """
             SELECT \(claimColumns) FROM hook_deliveries d JOIN hooks h ON h.id = d.hook_id
-            LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN users u ON u.id = m.sender_id
+            \(claimJoins)
             WHERE d.delivered_at IS NULL AND d.next_attempt_at <= ? AND h.revoked_at IS NULL AND h.disabled_at IS NULL \(notBusy)
             ORDER BY d.next_attempt_at, d.id LIMIT ?
             """, [.integer(Int(now.milliseconds)), .integer(limit)]

@@ -59,6 +59,9 @@ struct PostgresMessageChangeStore: MessageChangeStore {
                 attachments = \(AttachmentColumn.encode(after.attachments ?? []))
             WHERE id = \(after.id)
             """, logger: logger)
+        try await c.query(
+            "\(unescaped: HookEventKind.enqueueSQL(change: item.kind, changeId: id, messageId: after.id, conversationId: after.conversationId, at: now.milliseconds))",
+            logger: logger)
         let dropped = after.attachments == nil ? before.attachments ?? [] : []
         return (.created(after, dropped: dropped), (after.conversationId, "change", id))
     }

@@ -47,9 +47,12 @@ struct SQLiteMessageChangeStore: MessageChangeStore {
              after.deletedAt.map { .integer(Int($0.milliseconds)) } ?? .null,
              ReactionsColumn.encode(after.reactions).map { .text($0) } ?? .null,
              AttachmentColumn.encode(after.attachments ?? []).map { .text($0) } ?? .null, .integer(Int(after.id))])
+        let changeId = Int64(recorded.first?.column("id")?.integer ?? 0)
         _ = try await c.query(
-            "INSERT INTO events (conversation_id, type, ref_id) VALUES (?, 'change', ?)",
-            [.integer(Int(after.conversationId)), .integer(recorded.first?.column("id")?.integer ?? 0)])
+            "INSERT INTO events (conversation_id, type, ref_id) VALUES (?, 'change', ?)", [.integer(Int(after.conversationId)), .integer(Int(changeId))])
+        _ = try await c.query(
+            HookEventKind.enqueueSQL(
+                change: item.kind, changeId: changeId, messageId: after.id, conversationId: after.conversationId, at: now.milliseconds))
         return .created(after, dropped: after.attachments == nil ? before.attachments ?? [] : [])
     }
 }

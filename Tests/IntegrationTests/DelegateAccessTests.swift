@@ -89,12 +89,12 @@ struct DelegateAccessTests {
 @Suite(.serialized, .harness)
 struct HookBotLimitTests {
     @Test func hookBotsCountTowardTheMemberLimit() throws {
-        let server = try TestServer(extraArguments: ["--max-group-members", "4"])
+        let server = try TestServer(extraArguments: ["--max-group-members", "5"])
         defer { server.stop() }
-        let (alice, bob) = try server.pair()
-        let carol = try User("carol", server: server.url)
-        try carol.register(name: "Carol")
-        let group = try AccessTokenTests.open(alice, [bob.email])
+        let (alice, bob, carol) = try server.trio()
+        let dave = try User("dave", server: server.url)
+        try dave.register(name: "Dave")
+        let group = try AccessTokenTests.open(alice, [bob.email, dave.email])
         // The member list is read (and cached) before the hook's bot joins.
         #expect(try alice.run(["members", group]).code == 0)
         #expect(try alice.run(["hook", "create", group, "--name", "one"]).code == 0)
@@ -102,8 +102,31 @@ struct HookBotLimitTests {
         let third = try alice.run(["hook", "create", group, "--name", "three"])
         #expect(third.code != 0 && third.err.contains("--max-group-members"), "\(third.code) \(third.err)")
         let added = try alice.run(["add", group, carol.email])
-        #expect(added.code != 0, "a person past the limit: \(added.out)")
+        #expect(added.code != 0 && added.err.contains("--max-group-members"), "a person past the limit: \(added.out) \(added.err)")
         let members = try alice.run(["members", group, "--json"])
-        #expect(members.out.components(separatedBy: "\"email\"").count - 1 == 4, "\(members.out)")
+        #expect(members.out.components(separatedBy: "\"email\"").count - 1 == 5, "\(members.out)")
+    }
+
+    /// With replicas, a hook's bot that joined through one counts on the others at once. They
+    /// keep no member cache today (AppServices.membership asks the database); the bot's join
+    /// sends the members note a person's does, and this holds should they gain one.
+    @Test(.enabled(if: Backend.postgres != nil, "needs PostgreSQL: run under Tests/scripts/with-postgres.sh"))
+    func aHookBotsJoinReachesTheOtherReplicas() throws {
+        let a = try TestServer(extraArguments: ["--max-group-members", "4"])
+        defer { a.stop() }
+        let b = try TestServer(database: a.databasePath, extraArguments: ["--max-group-members", "4"])
+        defer { b.stop() }
+        let (alice, bob, carol) = try a.trio()
+        let dave = try User("dave", server: a.url)
+        try dave.register(name: "Dave")
+        let group = try AccessTokenTests.open(alice, [bob.email, dave.email])
+        var onB = alice
+        onB.server = b.url
+        // B checks (and caches) the three members for a send before the bot joins through A.
+        #expect(try onB.run(["send", group, "hello"]).code == 0)
+        #expect(try alice.run(["hook", "create", group, "--name", "one"]).code == 0)
+        let added = try onB.run(["add", group, carol.email])
+        #expect(added.code != 0 && added.err.contains("--max-group-members"), "a person past the limit through B: \(added.code) \(added.out) \(added.err)")
+        #expect(try onB.run(["members", group, "--json"]).out.components(separatedBy: "\"email\"").count - 1 == 4)
     }
 }

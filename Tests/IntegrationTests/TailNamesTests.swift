@@ -2,8 +2,7 @@ import Foundation
 import Testing
 
 /// A `tail -f` names everyone in its lines, those who joined after it started too: an
-/// incoming hook's bot joins with no conversation event, and was "user 3" for as long as
-/// the tail ran.
+/// incoming hook's bot was "user 3" for as long as the tail ran, and joined without a word.
 @Suite(.harness)
 struct TailNamesTests {
     @Test func aHooksBotThatJoinedAfterTheTailStartedIsNamed() throws {
@@ -23,6 +22,10 @@ struct TailNamesTests {
         #expect(try curl(url, ["-d", "disk 97% full"]).status == 201)
 
         #expect(out.wait { $0.contains { $0.hasSuffix("disk-alerts [bot]: disk 97% full") } }, "\(out.text) \(err.text)")
+        // The bot's join is a membership line like a person's, before its first post.
+        let joined = try #require(out.lines.firstIndex { $0.contains("Alice added disk-alerts [bot]") }, "\(out.text)")
+        #expect(joined < (out.lines.firstIndex { $0.hasSuffix("disk 95% full") } ?? 0), "\(out.text)")
+        #expect(try bob.run(["history", alice.email]).out.contains("Alice added disk-alerts [bot]"))
         #expect(out.lines.contains { $0.hasSuffix("disk-alerts [bot]: disk 95% full") }, "\(out.text)")
         #expect(!out.text.contains("user "), "\(out.text)")
         #expect(jsonOut.wait { decodeLines($0.joined(separator: "\n"), as: TailLineJSON.self).filter { $0.text?.hasPrefix("disk 9") == true }.count == 2 })

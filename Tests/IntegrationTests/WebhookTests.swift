@@ -73,8 +73,9 @@ struct WebhookTests {
         #expect(wrong.body.contains("\\\"text\\\"") || wrong.body.contains("text"))
 
         let page = try bob.run(["history", alice.email, "--json"]).decode(MessagesPage.self)
+        // The bot's join is a membership line, as a person's is.
         #expect(page.messages.map(\.text) == [
-            "hello", "disk 95% full", "deploy 1.2 done",
+            "hello", "Alice added alerts [bot]", "disk 95% full", "deploy 1.2 done",
             "FIRING: DiskFull on db1:9100 (critical)\nDisk /var is 95% full\nOnly 2.1 GiB left on /var.\nsince 2026-11-23 13:40 UTC",
             "RESOLVED: HighLoad on web2:9100 (warning)\nLoad above 8 for 10 minutes\n"
                 + "fired 2026-11-23 12:00 UTC, resolved 2026-11-23 12:25 UTC (25 min)",
@@ -83,7 +84,8 @@ struct WebhookTests {
         // Posted by the hook's bot, which people see by the hook's name.
         let hooks = try alice.run(["hook", "list", "--json"]).decode(HooksResponse.self).hooks
         let bot = try #require(hooks.first?.botUserId)
-        #expect(Set(page.messages.dropFirst().map(\.senderId)) == [bot])
+        #expect(page.messages[1].membership?.userIds == [bot])
+        #expect(Set(page.messages.dropFirst(2).map(\.senderId)) == [bot])
         #expect(try bob.run(["history", alice.email]).out.contains("alerts [bot]: disk 95% full"))
 
         #expect(try alice.run(["hook", "revoke", "alerts"]).code == 0)
@@ -91,7 +93,7 @@ struct WebhookTests {
         #expect(revoked.status == 404)
         #expect(try curl(server.url + "/v1/hooks/in/nx_guessed", ["-d", "x"]).status == 404)
         #expect(try alice.run(["hook", "list", "--json"]).decode(HooksResponse.self).hooks.isEmpty)
-        #expect(try bob.run(["history", alice.email, "--json"]).decode(MessagesPage.self).messages.count == 6)
+        #expect(try bob.run(["history", alice.email, "--json"]).decode(MessagesPage.self).messages.count == 7)
     }
 
     @Test func anIncomingHookIsRateLimitedWithRetryAfter() throws {

@@ -39,7 +39,7 @@ struct HooksController {
                 }
             } else {
                 let secret = Tokens.generate()
-                if let hook = try await createIncoming(owner: me.id, body.conversationId, name: name, secretHash: Tokens.hash(secret), at: now) {
+                if let hook = try await createIncoming(owner: me, body.conversationId, name: name, secretHash: Tokens.hash(secret), at: now) {
                     return try jsonResponse(CreateHookResponse(hook: hook, path: "/v1/hooks/in/" + secret), status: .created)
                 }
             }
@@ -49,18 +49,18 @@ struct HooksController {
             message: "You already have a hook named '\(names[0])'; choose another name with --name, or revoke that one.")
     }
 
-    /// The hook's bot joins like a person: it counts toward `nexusd --max-group-members`, and
-    /// the cached members learn of it at once.
-    private func createIncoming(owner: Int64, _ conversation: Int64, name: String, secretHash: String, at now: Timestamp) async throws -> Webhook? {
+    /// The hook's bot joins like a person: it counts toward `nexusd --max-group-members`,
+    /// and its join is a membership event every member sees, and outgoing hooks are sent.
+    private func createIncoming(owner: User, _ conversation: Int64, name: String, secretHash: String, at now: Timestamp) async throws -> Webhook? {
         let limit = services.limits.maxGroupMembers
         do {
-            let hook = try await hooks.createIncoming(
+            guard let made = try await hooks.createIncoming(
                 owner: owner, conversationId: conversation, name: name, secretHash: secretHash, maxMembers: limit, at: now)
-            if hook != nil {
-                await services.events.publish(.committed(Commit(
-                    changes: [Commit.Change(conversationId: conversation, kind: .membership)], wake: [], membersChanged: [conversation])))
-            }
-            return hook
+            else { return nil }
+            await services.events.publish(.committed(Commit(
+                changes: [Commit.Change(conversationId: conversation, kind: .membership, seq: made.joined.seq)],
+                wake: Array(Set(made.before + made.after)), membersChanged: [conversation])))
+            return made.hook
         } catch let full as HookBotOverLimit {
             throw APIError(
                 status: .conflict, code: "too_many_members",

@@ -7,6 +7,31 @@ struct IncomingHookTarget: Sendable {
     var botId: Int64
 }
 
+/// A new incoming hook, and its bot's join: a membership event like a person's.
+struct IncomingHookMade: Sendable {
+    var hook: Webhook
+    var joined: Message
+    /// The members around the join, so everyone concerned is told.
+    var before: [Int64]
+    var after: [Int64]
+
+    /// The join as a membership change made inside the hook's own transaction; its localId
+    /// (the owner's, per hook) can't meet one of the owner's own.
+    static func join(_ conversationId: Int64, owner: User, bot: Int64, email: String, name: String) -> MembershipChange {
+        MembershipChange(
+            conversationId: conversationId, actor: owner, localId: "hook-bot-\(bot)", kind: .added,
+            users: [User(id: bot, email: email, displayName: name, bot: true)])
+    }
+
+    init(hook: Webhook, outcome: MembershipOutcome) throws {
+        guard case .created(let message, let before, let after) = outcome else { throw StoreError.inconsistent("the join of hook \(hook.name)'s bot") }
+        self.hook = hook
+        joined = message
+        self.before = before
+        self.after = after
+    }
+}
+
 /// An incoming hook's bot would take the conversation past `nexusd --max-group-members`.
 struct HookBotOverLimit: Error {
     var members: Int
@@ -55,12 +80,12 @@ struct DeliveryOutcome: Sendable {
 
 /// Webhooks: incoming (post through a URL) and outgoing (nexusd POSTs each new message).
 protocol HookStore: Sendable {
-    /// Makes the hook's bot user (a member of the conversation) and the hook; nil when the
-    /// owner already has a hook by that name. The bot is a member like any other, so it is
-    /// counted in the same transaction: `HookBotOverLimit` when the conversation already
-    /// has `maxMembers`.
-    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
-        async throws -> Webhook?
+    /// Makes the hook's bot user and the hook, and adds the bot to the conversation with
+    /// its membership event; nil when the owner already has a hook by that name. The bot is
+    /// a member like any other, so it is counted in the same transaction: `HookBotOverLimit`
+    /// when the conversation already has `maxMembers`.
+    func createIncoming(owner: User, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
+        async throws -> IncomingHookMade?
     /// Nil when the owner already has a hook by that name; `OutgoingHooksOverLimit` when the
     /// conversation, or the owner in it, has its limit of live outgoing hooks (`limits`), counted in
     /// the same transaction.

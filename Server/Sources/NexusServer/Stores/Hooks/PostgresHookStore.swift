@@ -4,41 +4,45 @@ import PostgresNIO
 struct PostgresHookStore: HookStore {
     let db: PostgresDatabase
 
-    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
-        async throws -> Webhook?
+    func createIncoming(owner: User, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
+        async throws -> IncomingHookMade?
     {
         let now = at.milliseconds
         // The transaction wraps what its body throws, so the limit comes out as a value.
-        let created = try await db.transaction { [db] c -> (id: Int64?, full: Int?) in
+        let created = try await db.transaction { [db] c -> (id: Int64?, joined: MembershipOutcome?, full: Int?) in
             let logger = db.logger
             let taken = try await c.query(
-                "SELECT 1 FROM hooks WHERE owner_id = \(owner) AND name = \(name) AND revoked_at IS NULL", logger: logger
+                "SELECT 1 FROM hooks WHERE owner_id = \(owner.id) AND name = \(name) AND revoked_at IS NULL", logger: logger
             ).collect()
-            guard taken.isEmpty else { return (nil, nil) }
+            guard taken.isEmpty else { return (nil, nil, nil) }
             // The conversation's row locked first, as a membership change locks it, so two
             // creations can't both take the last place.
             try await c.query("SELECT 1 FROM conversations WHERE id = \(conversationId) FOR UPDATE", logger: logger)
             let members = try await c.query("SELECT COUNT(*) FROM members WHERE conversation_id = \(conversationId)", logger: logger)
                 .collect().first?.decode(Int64.self) ?? 0
-            guard members < maxMembers else { return (nil, Int(members)) }
+            guard members < maxMembers else { return (nil, nil, Int(members)) }
             // A bot has no password: "!" is no bcrypt hash, so nothing verifies against it.
+            let email = botEmail()
             guard let botId = try await c.query(
                 """
                 INSERT INTO users (email, display_name, password_hash, created_at, bot, owner_id)
-                VALUES (\(botEmail()), \(name), '!', \(now), true, \(owner)) RETURNING id
+                VALUES (\(email), \(name), '!', \(now), true, \(owner.id)) RETURNING id
                 """, logger: logger
             ).collect().first?.decode(Int64.self) else { throw StoreError.inconsistent("bot of hook \(name)") }
-            try await c.query(
-                "INSERT INTO members (conversation_id, user_id, joined_at) VALUES (\(conversationId), \(botId), \(now))", logger: logger)
+            // As a person's join: with the members note that clears every replica's cache.
+            let joined = try await PostgresMembershipStore.apply(
+                IncomingHookMade.join(conversationId, owner: owner, bot: botId, email: email, name: name), on: c, db)
             return (try await c.query(
                 """
                 INSERT INTO hooks (owner_id, conversation_id, name, kind, secret_hash, bot_id, created_at)
-                VALUES (\(owner), \(conversationId), \(name), 'incoming', \(secretHash), \(botId), \(now)) RETURNING id
+                VALUES (\(owner.id), \(conversationId), \(name), 'incoming', \(secretHash), \(botId), \(now)) RETURNING id
                 """, logger: logger
-            ).collect().first?.decode(Int64.self), nil)
+            ).collect().first?.decode(Int64.self), joined, nil)
         }
         if let full = created.full { throw HookBotOverLimit(members: full) }
-        return try await hook(id: created.id)
+        guard let joined = created.joined else { return nil }
+        guard let hook = try await hook(id: created.id) else { throw StoreError.inconsistent("hook \(name)") }
+        return try IncomingHookMade(hook: hook, outcome: joined)
     }
 
     func createOutgoing(

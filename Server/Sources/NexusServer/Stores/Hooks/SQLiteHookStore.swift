@@ -4,34 +4,37 @@ import SQLiteNIO
 struct SQLiteHookStore: HookStore {
     let db: SQLiteDatabase
 
-    func createIncoming(owner: Int64, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
-        async throws -> Webhook?
+    func createIncoming(owner: User, conversationId: Int64, name: String, secretHash: String, maxMembers: Int, at: Timestamp)
+        async throws -> IncomingHookMade?
     {
         let now = Int(at.milliseconds)
-        let rows = try await db.writer.perform(multiStatement: true) { db -> [SQLiteRow] in
-            if try await db.query("SELECT 1 FROM hooks WHERE owner_id = ? AND name = ? AND revoked_at IS NULL", [.integer(Int(owner)), .text(name)])
-                .first != nil
-            {
-                return []
+        let made = try await db.writer.perform(multiStatement: true) { db -> (id: Int?, joined: MembershipOutcome)? in
+            if try await db.query(
+                "SELECT 1 FROM hooks WHERE owner_id = ? AND name = ? AND revoked_at IS NULL", [.integer(Int(owner.id)), .text(name)]
+            ).first != nil {
+                return nil
             }
             let members = try await db.query("SELECT COUNT(*) AS n FROM members WHERE conversation_id = ?", [.integer(Int(conversationId))])
                 .first?.int("n") ?? 0
             guard members < maxMembers else { throw HookBotOverLimit(members: Int(members)) }
             // A bot has no password: "!" is no bcrypt hash, so nothing verifies against it.
+            let email = botEmail()
             let bot = try await db.query(
                 "INSERT INTO users (email, display_name, password_hash, created_at, bot, owner_id) VALUES (?, ?, '!', ?, 1, ?) RETURNING id",
-                [.text(botEmail()), .text(name), .integer(now), .integer(Int(owner))])
-            guard let botId = bot.first?.column("id")?.integer else { throw StoreError.inconsistent("bot of hook \(name)") }
-            _ = try await db.query(
-                "INSERT INTO members (conversation_id, user_id, joined_at) VALUES (?, ?, ?)",
-                [.integer(Int(conversationId)), .integer(botId), .integer(now)])
-            return try await db.query(
+                [.text(email), .text(name), .integer(now), .integer(Int(owner.id))])
+            guard let botId = bot.first?.int("id") else { throw StoreError.inconsistent("bot of hook \(name)") }
+            let joined = try await SQLiteMembershipStore.apply(
+                IncomingHookMade.join(conversationId, owner: owner, bot: botId, email: email, name: name), on: db)
+            let hook = try await db.query(
                 """
                 INSERT INTO hooks (owner_id, conversation_id, name, kind, secret_hash, bot_id, created_at)
                 VALUES (?, ?, ?, 'incoming', ?, ?, ?) RETURNING id
-                """, [.integer(Int(owner)), .integer(Int(conversationId)), .text(name), .text(secretHash), .integer(botId), .integer(now)])
+                """, [.integer(Int(owner.id)), .integer(Int(conversationId)), .text(name), .text(secretHash), .integer(Int(botId)), .integer(now)])
+            return (hook.first?.column("id")?.integer, joined)
         }
-        return try await hook(id: rows.first?.int("id"))
+        guard let made else { return nil }
+        guard let hook = try await hook(id: made.id.map(Int64.init)) else { throw StoreError.inconsistent("hook \(name)") }
+        return try IncomingHookMade(hook: hook, outcome: made.joined)
     }
 
     func createOutgoing(

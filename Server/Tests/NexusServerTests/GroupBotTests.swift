@@ -67,4 +67,31 @@ struct GroupBotTests {
                 == "deploy is someone else's bot; only its owner can add it to a conversation.")
         }
     }
+
+    /// A bot answers for its owner, so a stranger can't open a direct conversation with it
+    /// (and make it talk); its owner can, and so can whoever it already meets in a group.
+    @Test func aDirectConversationWithABotIsForThoseWhoShareOneWithIt() async throws {
+        try await withServer { api in
+            let alice = try await api.register("alice@example.com", name: "Alice")
+            let bob = try await api.register("bob@example.com", name: "Bob")
+            let carol = try await api.register("carol@example.com", name: "Carol")
+            let bot = try decode(CreatedToken.self, try await api.call(
+                .post, "/v1/bots", token: alice.token, json: CreateBotRequest(name: "deploy", scope: .send)))
+            func direct(_ token: String) async throws -> TestResponse {
+                try await api.call(.post, "/v1/conversations", token: token, json: CreateConversationRequest(kind: .direct, members: [bot.user.email]))
+            }
+            let stranger = try await direct(carol.token)
+            try expectError(stranger, .forbidden, code: "not_bot_owner")
+            #expect(stranger.text.contains("deploy"), "\(stranger.text)")
+            #expect(try decode(ConversationsResponse.self, try await api.call(.get, "/v1/conversations", token: carol.token)).conversations.isEmpty)
+            #expect(try await direct(alice.token).status == .created)
+            try expectError(try await direct(bob.token), .forbidden, code: "not_bot_owner")
+            let group = try await api.call(
+                .post, "/v1/conversations", token: alice.token,
+                json: CreateConversationRequest(kind: .group, members: ["bob@example.com", bot.user.email], name: "Ops"))
+            #expect(group.status == .created, "\(group.text)")
+            #expect(try await direct(bob.token).status == .created)
+            try expectError(try await direct(carol.token), .forbidden, code: "not_bot_owner")
+        }
+    }
 }

@@ -35,6 +35,16 @@ struct Opening {
         guard other.id != me.id else {
             throw APIError.badRequest("You can't open a direct conversation with yourself.", code: "invalid_members")
         }
+        // A bot answers for its owner: only its owner, or someone it already meets in a
+        // conversation, may open one with it, so no stranger can make it talk.
+        if other.bot == true, try await services.stores.membership.owner(ofBot: other.id) != me.id,
+           try await !services.stores.conversations.share(me.id, other.id)
+        {
+            throw APIError(
+                status: .forbidden, code: "not_bot_owner",
+                message: "\(other.displayName) is someone else's bot; you can open a direct conversation with it once you share a "
+                    + "conversation with it (its owner adds it to one of yours).")
+        }
         let (id, created) = try await services.stores.conversations.openDirect(me.id, other.id)
         return (id, created, [me.id, other.id])
     }

@@ -12,6 +12,8 @@ protocol ConversationStore: Sendable {
     /// The viewer's conversations, most recent first, lean, with their members once each.
     func conversations(viewer: Int64) async throws -> ConversationsResponse
     func memberIds(conversationId: Int64) async throws -> [Int64]
+    /// Whether the two users are members of one conversation.
+    func share(_ a: Int64, _ b: Int64) async throws -> Bool
     /// The viewer's list as the JSON of ConversationsResponse: only the conversations in
     /// `allowed` when given (a token limited to some) and their members, users as `present`
     /// shows them.
@@ -43,6 +45,11 @@ extension ConversationStore {
 enum ConversationRows {
     /// The unique key of the direct conversation of two users, whichever opens it.
     static func directKey(_ a: Int64, _ b: Int64) -> String { "\(min(a, b)):\(max(a, b))" }
+
+    /// `share`'s query on both backends (ids are integers, safe inline).
+    static func shareSQL(_ a: Int64, _ b: Int64) -> String {
+        "SELECT 1 AS shared FROM members x JOIN members y ON y.conversation_id = x.conversation_id WHERE x.user_id = \(a) AND y.user_id = \(b) LIMIT 1"
+    }
 
     /// A conversation's columns (`c`), its unread count for the member `me`, and its last
     /// message (`m`) with each column prefixed `m_`.

@@ -98,6 +98,10 @@ struct PostgresConversationStore: ConversationStore {
     func memberIds(conversationId: Int64) async throws -> [Int64] {
         try await db.rows(MemberIds(conversationId: conversationId)).map { try $0["user_id"].decode(Int64.self) }
     }
+
+    func share(_ a: Int64, _ b: Int64) async throws -> Bool {
+        try await !db.rows("\(unescaped: ConversationRows.shareSQL(a, b))").isEmpty
+    }
 }
 
 /// One conversation's members, prepared once on each connection: most routes of a

@@ -131,5 +131,9 @@ struct SQLiteConversationStore: ConversationStore {
             .compactMap { $0.int("user_id") }
     }
 
+    func share(_ a: Int64, _ b: Int64) async throws -> Bool {
+        try await !db.read(ConversationRows.shareSQL(a, b)).isEmpty
+    }
+
     static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
 }

@@ -32,13 +32,15 @@ public struct ServerLimits: Sendable {
     /// Members of one group, its creator included (`nexusd --max-group-members`): a
     /// message to a group wakes every member's polls, so this bounds what one send costs.
     public var maxGroupMembers = 256
-    /// Distinct emoji on one message, and the reactions one member may add to one message:
-    /// every change event carries the whole message, so without a bound one member's
-    /// reactions would swell every member's sync pages.
+    /// Distinct emoji on one message, and the reactions one member may add to one message
+    /// (`--max-reactions-per-message`, `--max-reactions-per-member`): every change event
+    /// carries the whole message, so without a bound one member's reactions would swell
+    /// every member's sync pages.
     public var maxReactionsPerMessage = 50
     public var maxReactionsPerMemberPerMessage = 20
-    /// Live outgoing hooks in one conversation, and of one member in one conversation:
-    /// each message is POSTed once per hook.
+    /// Live outgoing hooks in one conversation, and of one member in one conversation
+    /// (`--max-outgoing-hooks`, `--max-outgoing-hooks-per-member`): each message is POSTed
+    /// once per hook.
     public var maxOutgoingHooksPerConversation = 20
     public var maxOutgoingHooksPerMemberPerConversation = 5
     /// Bytes of one attachment (`nexusd --max-attachment`).

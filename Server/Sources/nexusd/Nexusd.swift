@@ -77,6 +77,20 @@ struct Nexusd: AsyncParsableCommand {
         valueName: "n"))
     var maxGroupMembers = 256
 
+    @Option(help: ArgumentHelp(
+        "Most distinct reactions on one message (1 to 1000); a change event carries its message, reactions and all.", valueName: "n"))
+    var maxReactionsPerMessage = 50
+
+    @Option(help: ArgumentHelp("Most reactions one member may add to one message (1 to 1000).", valueName: "n"))
+    var maxReactionsPerMember = 20
+
+    @Option(help: ArgumentHelp(
+        "Most live outgoing hooks in one conversation (1 to 1000); each message is POSTed once per hook.", valueName: "n"))
+    var maxOutgoingHooks = 20
+
+    @Option(help: ArgumentHelp("Most live outgoing hooks of one member in one conversation (1 to 1000).", valueName: "n"))
+    var maxOutgoingHooksPerMember = 5
+
     // Tests shrink the day after which uploads no message refers to are deleted.
     @Option(help: ArgumentHelp("Age at which uploads no message refers to are deleted (default 1d).", visibility: .hidden))
     var uploadCleanupAfter = "1d"
@@ -127,6 +141,12 @@ struct Nexusd: AsyncParsableCommand {
         }
         guard (3...100_000).contains(maxGroupMembers) else {
             throw ValidationError("--max-group-members must be between 3 and 100000 (a group is its creator and two or more others); got \(maxGroupMembers)")
+        }
+        for (option, value) in [
+            ("--max-reactions-per-message", maxReactionsPerMessage), ("--max-reactions-per-member", maxReactionsPerMember),
+            ("--max-outgoing-hooks", maxOutgoingHooks), ("--max-outgoing-hooks-per-member", maxOutgoingHooksPerMember),
+        ] where !(1...1000).contains(value) {
+            throw ValidationError("\(option) must be between 1 and 1000; got \(value)")
         }
         guard let cleanup = Self.parseDuration(uploadCleanupAfter), cleanup > 0 else {
             throw ValidationError("--upload-cleanup-after takes a duration such as 3600, 90m, 12h or 1d; got '\(uploadCleanupAfter)'")
@@ -224,6 +244,10 @@ struct Nexusd: AsyncParsableCommand {
         limits.syncWaitCapSeconds = syncWaitCap
         limits.maxAttachmentBytes = Self.parseSize(maxAttachment)!
         limits.maxGroupMembers = maxGroupMembers
+        limits.maxReactionsPerMessage = maxReactionsPerMessage
+        limits.maxReactionsPerMemberPerMessage = maxReactionsPerMember
+        limits.maxOutgoingHooksPerConversation = maxOutgoingHooks
+        limits.maxOutgoingHooksPerMemberPerConversation = maxOutgoingHooksPerMember
         limits.unreferencedUploadSeconds = Self.parseDuration(uploadCleanupAfter)!
         limits.searchIndexIdleMilliseconds = max(1, searchIndexIdleMs)
         var config = ServerConfig(

@@ -43,6 +43,10 @@ public struct ServerLimits: Sendable {
     /// once per hook.
     public var maxOutgoingHooksPerConversation = 20
     public var maxOutgoingHooksPerMemberPerConversation = 5
+    /// Bytes of one sync answer, beside its 500 events: a page of large messages (long texts,
+    /// many reactions) ends early, so no poll's answer, nor nexusd's memory while it encodes
+    /// it, grows past this. A single event over it still goes, alone.
+    public var maxSyncPageBytes = 4 * 1024 * 1024
     /// Bytes of one attachment (`nexusd --max-attachment`).
     public var maxAttachmentBytes: Int64 = 100 * 1024 * 1024
     /// Uploads no message refers to are deleted after this long.

@@ -96,4 +96,32 @@ struct LimitsTests {
             #expect(Date().timeIntervalSince(started) >= 3)
         }
     }
+
+    /// A sync page is bounded in bytes as well as in events: a feed of large messages comes in
+    /// several pages, each under the bound (or one event alone), every event once, in order.
+    @Test func aSyncPageEndsAtItsByteBound() async throws {
+        var limits = ServerLimits()
+        limits.maxSyncPageBytes = 4000
+        let bound = limits.maxSyncPageBytes
+        try await withServer(limits: limits) { api in
+            let (alice, bob, conversation) = try await api.pair()
+            let big = String(repeating: "x", count: 1000)
+            for i in 1...12 { try await api.send(alice.token, to: conversation, localId: "m\(i)", text: "\(i) " + big) }
+            try await api.send(alice.token, to: conversation, localId: "huge", text: String(repeating: "y", count: 6000))
+            var after: Int64 = 0
+            var texts: [String] = []
+            var pages = 0
+            while true {
+                let response = try await api.call(.get, "/v1/sync?after=\(after)", token: bob.token)
+                let page = try decode(SyncResponse.self, response)
+                guard !page.events.isEmpty else { break }
+                #expect(response.body.readableBytes <= bound || page.events.count == 1, "\(response.body.readableBytes) bytes")
+                texts += page.events.compactMap(\.message?.text)
+                after = page.cursor
+                pages += 1
+            }
+            #expect(texts == (1...12).map { "\($0) " + big } + [String(repeating: "y", count: 6000)])
+            #expect(pages >= 5, "\(pages) pages")
+        }
+    }
 }

@@ -221,11 +221,28 @@ extension SyncController {
     /// A page of the viewer's feed as the viewer gets it, with the answer a plain poll
     /// gives when it holds events: the bytes `jsonResponse` would write for it.
     fileprivate func page(viewer: Int64, after: Int64, conversationId: Int64?) async throws -> SharedFeedReads.Page {
-        let events = try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: Self.pageLimit)
+        var events = try await feed.events(viewer: viewer, after: after, conversationId: conversationId, limit: Self.pageLimit)
             .map(present)
-        guard let last = events.last else { return .init(events: [], body: nil) }
+        var body = try Self.encoded(events)
+        // Past the byte bound, the longest prefix under it (one event at least): the rest
+        // comes with the next poll, at once. Only large pages pay for the search.
+        if let full = body, full.readableBytes > services.limits.maxSyncPageBytes, events.count > 1 {
+            var (fits, over) = (1, events.count)
+            while over - fits > 1 {
+                let mid = (fits + over) / 2
+                if try Self.encoded(Array(events.prefix(mid)))!.readableBytes <= services.limits.maxSyncPageBytes { fits = mid } else { over = mid }
+            }
+            events = Array(events.prefix(fits))
+            body = try Self.encoded(events)
+        }
+        return .init(events: events, body: body)
+    }
+
+    /// What a plain poll answers with `events`; nil for none.
+    private static func encoded(_ events: [SyncEvent]) throws -> ByteBuffer? {
+        guard let last = events.last else { return nil }
         let response = SyncResponse(events: events, cursor: last.id, cursorCheck: last.check)
-        return .init(events: events, body: try response.jsonBytes().map { ByteBuffer(bytes: $0) } ?? jsonBody(response))
+        return try response.jsonBytes().map { ByteBuffer(bytes: $0) } ?? jsonBody(response)
     }
 
     /// A shared answer: the buffer is copied on write, so every poll sends the same bytes.

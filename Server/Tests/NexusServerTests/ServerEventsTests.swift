@@ -35,17 +35,17 @@ import Testing
             let dave = try await api.register("dave@example.com")
             _ = recorder.takeCommits()
 
-            /// Runs `step`, then expects exactly one commit of `kind` in `conversation` (nil:
-            /// the one the step answers) that wakes `wake`, and their feeds to have moved.
+            /// Runs `step`, then expects exactly one commit of `kind` (and `also`) in the
+            /// conversation the step answers that wakes `wake`, and their feeds to have moved.
             func expectCommit(
-                _ kind: Commit.Kind, wakes wake: [Int64], _ label: String, _ step: () async throws -> Int64
+                _ kind: Commit.Kind, also: Set<Commit.Kind> = [], wakes wake: [Int64], _ label: String, _ step: () async throws -> Int64
             ) async throws {
                 let before = wake.map { services.notifier.version(of: $0) }
                 let conversation = try await step()
                 let commits = recorder.takeCommits()
                 #expect(commits.count == 1, "\(label): \(commits.count) commits published")
                 let commit = try #require(commits.first, "\(label): nothing published")
-                #expect(Set(commit.changes.map(\.kind)) == [kind], "\(label): \(commit.changes)")
+                #expect(Set(commit.changes.map(\.kind)) == also.union([kind]), "\(label): \(commit.changes)")
                 #expect(commit.conversations == [conversation], "\(label)")
                 #expect(Set(commit.wake) == Set(wake), "\(label): woke \(commit.wake)")
                 let after = wake.map { services.notifier.version(of: $0) }
@@ -76,12 +76,13 @@ import Testing
                 #expect(answer.status == .ok)
                 return group
             }
-            for (kind, item) in [
-                (Commit.Kind.edit, ChangeItem(localId: "e1", kind: .edit, conversationId: group, seq: 1, text: "edited")),
-                (.reaction, ChangeItem(localId: "r1", kind: .react, conversationId: group, seq: 1, emoji: "👍")),
-                (.delete, ChangeItem(localId: "d1", kind: .delete, conversationId: group, seq: 1)),
+            // A reaction moves its author's read mark to the message, in the same commit.
+            for (kind, also, item) in [
+                (Commit.Kind.edit, Set<Commit.Kind>(), ChangeItem(localId: "e1", kind: .edit, conversationId: group, seq: 1, text: "edited")),
+                (.reaction, [.receipt], ChangeItem(localId: "r1", kind: .react, conversationId: group, seq: 1, emoji: "👍")),
+                (.delete, [], ChangeItem(localId: "d1", kind: .delete, conversationId: group, seq: 1)),
             ] {
-                try await expectCommit(kind, wakes: trio, "\(kind)") {
+                try await expectCommit(kind, also: also, wakes: trio, "\(kind)") {
                     let response = try await api.call(.post, "/v1/messages/changes", token: alice.token, json: ChangesRequest(changes: [item]))
                     let statuses = try decode(ChangesResponse.self, response).results.map(\.status)
                     #expect(statuses == [.created])

@@ -43,6 +43,11 @@ struct Changing {
             }
         }
         if !changes.isEmpty {
+            let reactions = zip(accepted, outcomes).compactMap { accepted, outcome -> (conversationId: Int64, userId: Int64, seq: Int64)? in
+                guard accepted.change.item.kind == .react, case .created(let m, _) = outcome else { return nil }
+                return (m.conversationId, me.id, m.seq)
+            }
+            changes += await Receipting.answered(reactions, in: services)
             let wake = Set(changes.map(\.conversationId)).flatMap { members[$0] ?? [] }
             await services.events.publish(.committed(Commit(changes: changes, wake: wake)))
         }

@@ -111,7 +111,9 @@ struct Sending {
         let conversations = messages.count == 1 ? [messages[0].conversationId] : Array(Set(messages.map(\.conversationId)))
         var wake: [Int64] = []
         for id in conversations { wake += try await services.membership.wakeMembers(of: id, store: services.stores.conversations) }
-        let changes = messages.map { Commit.Change(conversationId: $0.conversationId, kind: .message, seq: $0.seq) }
+        var changes = messages.map { Commit.Change(conversationId: $0.conversationId, kind: .message, seq: $0.seq) }
+        let replies = messages.compactMap { m in m.replyTo.map { (conversationId: m.conversationId, userId: m.senderId, seq: $0) } }
+        if !replies.isEmpty { changes += await Receipting.answered(replies, in: services) }
         await services.events.publish(.committed(Commit(changes: changes, wake: wake)))
     }
 }

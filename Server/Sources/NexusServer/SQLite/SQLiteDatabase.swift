@@ -84,7 +84,7 @@ final class SQLiteDatabase: Database {
             try? await readerPool.shutdownGracefully()
             throw error
         }
-        let writer = SQLiteWriter(connection: writeConnection, direct: direct, insertMessages: SQLiteMessageStore.insert)
+        let writer = SQLiteWriter(connection: writeConnection, direct: direct, inserts: SQLiteMessageStore.inserts)
         return SQLiteDatabase(
             writer: writer, readers: readers, listReader: listReader, listHelper: listHelper, feedReader: feedReader, pools: [writerPool, readerPool], logger: logger)
     }

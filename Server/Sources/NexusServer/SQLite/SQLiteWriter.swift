@@ -6,9 +6,9 @@ import SQLiteNIO
 /// commit). One fsync per request would cap throughput at the disk's fsync rate, so
 /// writes that arrive while a commit is in flight are gathered and committed together:
 /// one fsync acknowledges them all. Messages in a group go in with one multi-row
-/// statement (`insertMessages`, SQLiteMessageStore.insert), because each statement costs
-/// a trip to the thread pool. The writer only groups and commits; what is written is the
-/// stores'. Serialising writes here also makes the feed's ids commit in order,
+/// statement (`GroupInsert`, which the message store gives), because each statement costs
+/// a trip to the thread pool. The writer only groups and commits, and knows no store: what
+/// is written is theirs. Serialising writes here also makes the feed's ids commit in order,
 /// which keeps sync cursors gap-safe.
 actor SQLiteWriter {
     let connection: SQLiteConnection
@@ -16,9 +16,7 @@ actor SQLiteWriter {
     /// Message requests, which the SQLite thread takes group after group by itself.
     private let sends = SendQueue()
     let maxBatch = 1000
-    /// Writes one group of message requests, with one statement where it can.
-    typealias InsertMessages = @Sendable ([NewMessage], SQLiteConnection) async throws -> [SendOutcome]
-    private let insertMessages: InsertMessages
+    private let inserts: GroupInsert
     /// The connection sends take when there is one (not for ":memory:", which is private to
     /// `connection`): statements kept, and no trip through SQLiteNIO's row hand-offs. It
     /// writes only while this actor's drain loop waits in `commitMessages`, between the
@@ -30,10 +28,10 @@ actor SQLiteWriter {
         let finish: @Sendable ((any Error)?) -> Void
     }
 
-    init(connection: SQLiteConnection, direct: SQLiteDirect? = nil, insertMessages: @escaping InsertMessages) {
+    init(connection: SQLiteConnection, direct: SQLiteDirect? = nil, inserts: GroupInsert) {
         self.connection = connection
         self.direct = direct
-        self.insertMessages = insertMessages
+        self.inserts = inserts
     }
 
     /// Runs `operation` inside the next group transaction and returns once that
@@ -114,7 +112,7 @@ actor SQLiteWriter {
         for job in batch { job.finish(commitError) }
     }
 
-    /// Groups of message requests, each in one transaction of its own: `insertMessages`
+    /// Groups of message requests, each in one transaction of its own: `inserts`
     /// fails or succeeds for a group as a whole. On the direct connection the SQLite thread
     /// takes the next group as soon as a commit returns and answers each request from there:
     /// with the actor between two groups, each group cost two more thread hops, and the
@@ -125,15 +123,15 @@ actor SQLiteWriter {
             let group = sends.takeGroup(maxMessages: maxBatch, yieldingToJobs: false)
             let messages = group.flatMap(\.messages)
             do {
-                if messages.count <= SQLiteMessageStore.rowsPerStatement {
+                if messages.count <= inserts.perStatement {
                     // One INSERT (its trigger writes the feed), which SQLite commits atomically
                     // and durably by itself: one trip to SQLite's thread.
-                    let outcomes = try await insertMessages(messages, connection)
+                    let outcomes = try await inserts.onConnection(messages, connection)
                     Self.answer(group, outcomes)
                 } else {
                     _ = try await connection.query("BEGIN IMMEDIATE")
                     do {
-                        let outcomes = try await insertMessages(messages, connection)
+                        let outcomes = try await inserts.onConnection(messages, connection)
                         _ = try await connection.query("COMMIT")
                         Self.answer(group, outcomes)
                     } catch {
@@ -146,14 +144,14 @@ actor SQLiteWriter {
             }
             return
         }
-        let sends = sends, maxBatch = maxBatch
+        let sends = sends, maxBatch = maxBatch, inserts = inserts
         do {
             try await direct.run { db in
                 while true {
                     let group = sends.takeGroup(maxMessages: maxBatch, yieldingToJobs: true)
                     if group.isEmpty { return }
                     do {
-                        let outcomes = try Self.insert(group.flatMap(\.messages), on: db)
+                        let outcomes = try Self.insert(group.flatMap(\.messages), on: db, inserts)
                         Self.answer(group, outcomes)
                     } catch {
                         Self.fail(group, error)
@@ -168,11 +166,11 @@ actor SQLiteWriter {
 
     /// One group on the direct connection: a self-committing INSERT, or a transaction
     /// around the INSERTs of a group too large for one.
-    private static func insert(_ messages: [NewMessage], on db: SQLiteDirect) throws -> [SendOutcome] {
-        if messages.count <= SQLiteMessageStore.rowsPerStatement { return try SQLiteMessageStore.insert(messages, on: db) }
+    private static func insert(_ messages: [NewMessage], on db: SQLiteDirect, _ inserts: GroupInsert) throws -> [SendOutcome] {
+        if messages.count <= inserts.perStatement { return try inserts.onDirect(messages, db) }
         _ = try db.query("BEGIN IMMEDIATE")
         do {
-            let outcomes = try SQLiteMessageStore.insert(messages, on: db)
+            let outcomes = try inserts.onDirect(messages, db)
             _ = try db.query("COMMIT")
             return outcomes
         } catch {
@@ -197,6 +195,15 @@ actor SQLiteWriter {
         _ = try? await direct?.run { $0.closeNow() }
         try await connection.close()
     }
+}
+
+/// How a group of queued sends is written, as the message store says (SQLiteMessageStore.inserts).
+struct GroupInsert: Sendable {
+    /// Sends one self-committing statement takes; a larger group gets a transaction around it.
+    var perStatement: Int
+    var onConnection: @Sendable ([NewMessage], SQLiteConnection) async throws -> [SendOutcome]
+    /// The same on the direct connection, on SQLite's thread.
+    var onDirect: @Sendable ([NewMessage], SQLiteDirect) throws -> [SendOutcome]
 }
 
 /// Carries one operation's result from its run to its finish; both happen in order

@@ -4,10 +4,14 @@ import SQLiteNIO
 struct SQLiteMessageStore: MessageStore {
     let db: SQLiteDatabase
 
-    /// Sends go through the writer's group commit, which writes each group with `insert`.
+    /// Sends go through the writer's group commit, which writes each group with `inserts`.
     func send(_ messages: [NewMessage]) async throws -> [SendOutcome] {
         try await db.writer.send(messages)
     }
+
+    /// How the writer writes a group of sends (SQLiteDatabase hands it over).
+    static let inserts = GroupInsert(
+        perStatement: rowsPerStatement, onConnection: { try await insert($0, on: $1) }, onDirect: { try insert($0, on: $1) })
 
     private static let columns = "id, conversation_id, seq, sender_id, local_id, text, sent_at, reply_to, edited_at, deleted_at, reactions, attachments, membership"
 

@@ -20,7 +20,7 @@ public struct ServerConfig: Sendable {
     /// Tests only (`--clock-offset-file`): seconds to add to the clock, read from this
     /// file at each look at it.
     public var clockOffsetFile: String?
-    /// `make bench` only (`--bench-routes`, `--bench-baseline`): see BenchOptions.
+    /// `make bench` only (`--bench-routes`, `--bench-below-hummingbird`): see BenchOptions.
     public var bench = BenchOptions()
     /// The one folder nexusd may create for a SQLite database, and makes 700 at every start.
     /// nexusd sets the default one: any other folder must exist, so a mistyped --db stops it
@@ -57,7 +57,7 @@ public func buildApplication(
     logger.logLevel = config.logLevel
     let stores: Stores
     if PostgresURL.isPostgres(config.databasePath) {
-        stores = try await PostgresDatabase.stores(url: config.databasePath, groupSends: !config.bench.baseline, logger: logger)
+        stores = try await PostgresDatabase.stores(url: config.databasePath, logger: logger)
     } else {
         let path = config.databasePath
         if path != ":memory:" {
@@ -66,7 +66,7 @@ public func buildApplication(
             try DatabaseFiles.prepare(path: path, ownFolder: own)
         }
         do {
-            stores = try await SQLiteDatabase.stores(path: path, direct: !config.bench.baseline, logger: logger)
+            stores = try await SQLiteDatabase.stores(path: path, logger: logger)
         } catch {
             throw DatabaseFailure.wrap(error, path: path)
         }
@@ -133,7 +133,7 @@ func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions(), 
     AccountController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     ConversationsController(conversations: services.stores.conversations, services: services)
         .addRoutes(to: authenticated)
-    MessagesController(messages: services.stores.messages, services: services, handJSON: !bench.baseline).addRoutes(to: authenticated)
+    MessagesController(messages: services.stores.messages, services: services).addRoutes(to: authenticated)
     ChangesController(services: services).addRoutes(to: authenticated)
     ReceiptsController(
         receipts: services.stores.receipts, messages: services.stores.messages, services: services

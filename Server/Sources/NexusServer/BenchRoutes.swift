@@ -7,10 +7,6 @@ import NIOHTTPTypes
 public struct BenchOptions: Sendable {
     /// `--bench-routes`: the trivial routes below.
     public var routes = false
-    /// `--bench-baseline`: sends skip the fast path (SQLiteNIO for the
-    /// INSERT, Codable for the answer; on PostgreSQL, one transaction a single send), so one
-    /// build measures before and after side by side.
-    public var baseline = false
     /// `--bench-below-hummingbird`: the connections also answer `/bench/limit-nio`
     /// (BelowHummingbird), on a nexusd of its own: the handler sees every request.
     public var belowHummingbird = false

@@ -5,16 +5,15 @@ import NexusCore
 /// Single durable sends on PostgreSQL: 8 keep-alive clients, 4 through each of two
 /// replicas (`urls`, `pids`), each into a direct conversation of its own, three rounds, each
 /// row their median (one round read 4,758 to 5,420 msg/s in three runs of one build). With
-/// NEXUS_BENCH_BASELINE=1, a second pair of replicas of the same build on the same
-/// database with `--bench-baseline` (one transaction a send, without the group
-/// commit on PostgreSQL; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> starts that binary instead)
-/// takes turns with the current pair, three rounds each, so the two are compared in one run.
+/// NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> (an older build, say), a second pair of replicas of
+/// that binary on the same database takes turns with the current pair, three rounds each,
+/// so the two are compared in one run.
 func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
     let environment = ProcessInfo.processInfo.environment
     let beforeBinary = environment["NEXUS_BENCH_NEXUSD_BEFORE"]
     // NEXUS_BENCH_PG_CLIENTS: another number of clients, to split a message's cost from its group's.
     let clientCount = environment["NEXUS_BENCH_PG_CLIENTS"].flatMap(Int.init) ?? 8
-    let compare = environment["NEXUS_BENCH_BASELINE"] == "1" || beforeBinary != nil
+    let compare = beforeBinary != nil
     var senders: [(NexusAPI, Int64)] = []
     for s in 0..<clientCount {
         let (api, _, _) = makeUser("pg-sender\(s)", server: urls[s % 2])
@@ -24,7 +23,7 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
     var before: [(Spawned, String)] = []
     if compare {
         for _ in 0..<2 {
-            before.append(beforeBinary.map { startServer(db: database, binary: $0) } ?? startServer(db: database, extra: ["--bench-baseline"]))
+            before.append(startServer(db: database, binary: beforeBinary!))
         }
     }
     // NEXUS_BENCH_PG_SENDS: more sends a sender, for a profile long enough to read.
@@ -63,7 +62,7 @@ func postgresSingleSends(database: String, urls: [String], pids: [pid_t]) {
     for (child, _) in before { stopServer(child) }
     let median = " (median of \(rounds))"
     if compare {
-        let label = beforeBinary == nil ? "baseline (one transaction a send)" : "before (\(beforeBinary!))"
+        let label = "before (\(beforeBinary!))"
         report("  \(label): PostgreSQL nexusd CPU per message (both replicas)\(median)",
                String(format: "%.0f µs", percentile(baseline.map(\.cpu), 50)))
         report("  \(label): PostgreSQL's own CPU per message\(median)", String(format: "%.0f µs", percentile(baseline.map(\.database), 50)))

@@ -34,9 +34,8 @@ func singleSends(serverURL: String, pid: pid_t, senders: Int, label: String)
 /// nexusd's SQLite writer thread (SQLiteDatabase.writerThreadName).
 private let writerThread = "sqlite-writer"
 
-/// The single-send rows: 8 and 64 clients against the limit. With NEXUS_BENCH_BASELINE=1,
-/// also a nexusd of the same build with `--bench-baseline` (sends without the fast path),
-/// or with NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> that binary (an older build, say), taking turns with
+/// The single-send rows: 8 and 64 clients against the limit. With
+/// NEXUS_BENCH_NEXUSD_BEFORE=<nexusd>, also that binary (an older build, say), taking turns with
 /// the current path, so the two are compared in one run. NEXUS_BENCH_ROUNDS=N takes N turns
 /// each (default 3) and reports the medians, as a shared machine needs: one turn at 8
 /// clients read 28 to 35 % of the limit in three whole runs of one session.
@@ -51,13 +50,10 @@ func throughputMeasures() {
     belowHummingbird()
     let environment = ProcessInfo.processInfo.environment
     let beforeBinary = environment["NEXUS_BENCH_NEXUSD_BEFORE"]
-    let baseline: (Spawned, String)? =
-        if let beforeBinary { startServer(db: work + "/bench-before.sqlite", binary: beforeBinary) }
-        else if environment["NEXUS_BENCH_BASELINE"] == "1" { startServer(db: work + "/bench-baseline.sqlite", extra: ["--bench-baseline"]) }
-        else { nil }
+    let baseline: (Spawned, String)? = beforeBinary.map { startServer(db: work + "/bench-before.sqlite", binary: $0) }
     if let (_, baselineURL) = baseline { warmUp(url: baselineURL) }
     let rounds = max(1, Int(environment["NEXUS_BENCH_ROUNDS"] ?? "") ?? 3)
-    let beforeName = beforeBinary == nil ? "baseline (no single-send fast path)" : "before (NEXUS_BENCH_NEXUSD_BEFORE)"
+    let beforeName = "before (NEXUS_BENCH_NEXUSD_BEFORE)"
     for senders in [8, 64] {
         var before: [Turn] = []
         var after: [Turn] = []

@@ -67,8 +67,8 @@ _ = bobAPI
 // NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist, tails) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
-// NEXUS_BENCH_BASELINE=1 adds the slow send path (--bench-baseline) to the throughput rows (Throughput.swift) and
-// to the PostgreSQL single sends (PostgresSends.swift; NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> to use another binary).
+// NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> (an older build) takes turns with this one in the throughput rows (Throughput.swift)
+// and the PostgreSQL single sends (PostgresSends.swift), so the two are compared in one run.
 let only = ProcessInfo.processInfo.environment["NEXUS_BENCH_ONLY"]
 /// NEXUS_BENCH_ONLY=history,convos runs several parts, in the order of a whole run, on one
 /// server: a part that follows others meets the database they left (a million messages here;

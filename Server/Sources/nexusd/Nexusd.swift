@@ -106,12 +106,9 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Longest sync long poll, in seconds (0 to 60).", visibility: .hidden))
     var syncWaitCap: Int64 = 60
 
-    // `make bench` only: the trivial route it measures the limit with, and the old send path.
+    // `make bench` only: the trivial routes it measures the limit with.
     @Flag(help: ArgumentHelp("Add the bench's trivial route (make bench only).", visibility: .hidden))
     var benchRoutes = false
-
-    @Flag(help: ArgumentHelp("Send without the single-send fast path, to compare (make bench only).", visibility: .hidden))
-    var benchBaseline = false
 
     @Flag(help: ArgumentHelp("Answer the bench's trivial route below Hummingbird too (make bench only).", visibility: .hidden))
     var benchBelowHummingbird = false
@@ -266,7 +263,6 @@ struct Nexusd: AsyncParsableCommand {
         config.dataFolder = (ServerConfig.defaultDatabasePath() as NSString).deletingLastPathComponent
         config.clockOffsetFile = clockOffsetFile
         config.bench.routes = benchRoutes
-        config.bench.baseline = benchBaseline
         config.bench.belowHummingbird = benchBelowHummingbird
         let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host

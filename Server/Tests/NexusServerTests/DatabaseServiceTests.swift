@@ -14,7 +14,7 @@ struct DatabaseServiceTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nexusd-service-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let stores = try await SQLiteDatabase.stores(path: folder.appendingPathComponent("nexus.sqlite").path, direct: true, logger: Logger(label: "test"))
+        let stores = try await SQLiteDatabase.stores(path: folder.appendingPathComponent("nexus.sqlite").path, logger: Logger(label: "test"))
         let database = try #require(stores.database as? SQLiteDatabase)
         let services = AppServices(stores: stores, passwords: Passwords(cost: 4), limits: ServerLimits(), clock: { .now() })
         let running = Task { try await DatabaseService(services: services).run() }

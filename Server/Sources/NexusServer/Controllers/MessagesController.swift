@@ -5,8 +5,6 @@ import NexusCore
 struct MessagesController {
     let messages: any MessageStore
     let services: AppServices
-    /// The answer to a send written by hand (JSONWriter); false only for `--bench-baseline`.
-    var handJSON = true
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("conversations/:id/messages", use: send)
@@ -18,7 +16,8 @@ struct MessagesController {
         let (message, duplicate) = try await Sending(services: services).send(to: try context.idParameter(), caller: try context.caller) {
             try await request.decodeJSON(SendRequest.self, context: context, reading: SendRequest.read(json:))
         }
-        return try sendResponse(SendResponse(message: message, duplicate: duplicate), status: duplicate ? .ok : .created)
+        // Written by hand (JSONWriter): the hottest answer nexusd gives.
+        return jsonResponse(bytes: SendResponse(message: message, duplicate: duplicate).jsonBytes(), status: duplicate ? .ok : .created)
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -59,9 +58,5 @@ struct MessagesController {
                 message: "A batch takes at most \(Limits.maxBatchItems) messages; split it.")
         }
         return try jsonResponse(BatchSendResponse(results: try await Sending(services: services).batch(body.messages, caller: caller)))
-    }
-
-    private func sendResponse(_ answer: SendResponse, status: HTTPResponse.Status = .ok) throws -> Response {
-        handJSON ? jsonResponse(bytes: answer.jsonBytes(), status: status) : try jsonResponse(answer, status: status)
     }
 }

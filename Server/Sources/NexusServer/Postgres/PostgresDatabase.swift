@@ -41,11 +41,11 @@ final class PostgresDatabase: Database {
     }
 
     /// The stores of the PostgreSQL database at `url`, with the database as the cluster bus.
-    static func stores(url: String, groupSends: Bool = true, logger: Logger) async throws -> Stores {
+    static func stores(url: String, logger: Logger) async throws -> Stores {
         let db = try await open(url: url, logger: logger)
         let conversations = PostgresConversationStore(db: db)
         return Stores(
-            database: db, users: PostgresUserStore(db: db), conversations: conversations, messages: PostgresMessageStore(db: db, groupSends: groupSends),
+            database: db, users: PostgresUserStore(db: db), conversations: conversations, messages: PostgresMessageStore(db: db),
             changes: PostgresMessageChangeStore(db: db),
             receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations),
             tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), search: PostgresSearchStore(db: db), attachments: PostgresAttachmentStore(db: db),

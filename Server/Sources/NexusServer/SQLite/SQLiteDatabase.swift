@@ -25,7 +25,7 @@ final class SQLiteDatabase: Database {
     static let writerThreadName = "sqlite-writer"
     let logger: Logger
 
-    static func open(path: String, readers readerCount: Int = 2, direct useDirect: Bool = true, logger: Logger) async throws -> SQLiteDatabase {
+    static func open(path: String, readers readerCount: Int = 2, logger: Logger) async throws -> SQLiteDatabase {
         let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
         // SQLite gets threads of its own: on the shared pool, a few bcrypt hashes would
         // stall every query, and one writer thread hands work over with less contention.
@@ -68,7 +68,7 @@ final class SQLiteDatabase: Database {
         var feedReader: SQLiteReadConnection?
         do {
             if path != ":memory:" {
-                if useDirect { direct = try SQLiteDirect(path: path, thread: writerPool) }
+                direct = try SQLiteDirect(path: path, thread: writerPool)
                 listReader = try SQLiteReadConnection(path: path)
                 listHelper = try SQLiteReadConnection(path: path)
                 feedReader = try SQLiteReadConnection(path: path)
@@ -90,8 +90,8 @@ final class SQLiteDatabase: Database {
     }
 
     /// The stores of a SQLite database at `path` (or ":memory:").
-    static func stores(path: String, direct: Bool = true, logger: Logger) async throws -> Stores {
-        let db = try await open(path: path, direct: direct, logger: logger)
+    static func stores(path: String, logger: Logger) async throws -> Stores {
+        let db = try await open(path: path, logger: logger)
         let conversations = SQLiteConversationStore(db: db)
         return Stores(
             database: db, users: SQLiteUserStore(db: db), conversations: conversations, messages: SQLiteMessageStore(db: db),

@@ -70,3 +70,32 @@ extension Backend {
         return value.unicodeScalars.map { "\(call)(\($0.value))" }.joined(separator: " || ")
     }
 }
+
+extension Backend {
+    /// What each SQLite migration after the search index's (version 14) changed, undone, newest
+    /// first: an upgrade test that rolls a database back to an older version undoes them too, or
+    /// nexusd would apply them again on a schema that already has them. A new migration that
+    /// such a test trips over (a column or table that "already exists") adds its undo here.
+    static let sqliteUndo: [Int: String] = [
+        15: """
+            DROP TRIGGER hook_enqueue;
+            ALTER TABLE hooks DROP COLUMN events;
+            ALTER TABLE hook_deliveries DROP COLUMN change_id;
+            CREATE TRIGGER hook_enqueue AFTER INSERT ON messages BEGIN
+                INSERT INTO hook_deliveries (hook_id, event, message_id, created_at)
+                SELECT id, 'message.created', NEW.id, NEW.sent_at FROM hooks
+                WHERE conversation_id = NEW.conversation_id AND kind = 'outgoing' AND revoked_at IS NULL AND disabled_at IS NULL;
+            END;
+            """,
+    ]
+
+    /// Undoes the SQLite migrations after `version` that `sqliteUndo` knows, and forgets them
+    /// in `schema_migrations`; the caller undoes the older ones it rolls back itself.
+    static func undoSQLiteMigrations(after version: Int, on database: String) throws {
+        let applied = try count("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", on: database)
+        for v in stride(from: applied, to: max(version, 14), by: -1) {
+            guard let undo = sqliteUndo[v] else { throw HarnessError("no undo for SQLite migration \(v): add it to Backend.sqliteUndo") }
+            try execute(undo + "\nDELETE FROM schema_migrations WHERE version = \(v);", on: database)
+        }
+    }
+}

@@ -66,6 +66,7 @@ struct OldTextOnDiskTests {
         // As the schema before: no secure-delete, and the delete made by that schema's trigger
         // (the sqlite3 shell's FTS5 adds a tombstone); the row's old bytes zeroed, as nexusd's
         // SQLite did then, so only the index holds the word.
+        try Backend.undoSQLiteMigrations(after: 14, on: server.databasePath)
         try Backend.execute(
             """
             DELETE FROM messages_fts_config WHERE k = 'secure-delete'; DELETE FROM schema_migrations WHERE version >= 14;

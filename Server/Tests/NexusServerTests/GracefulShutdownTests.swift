@@ -8,6 +8,8 @@ import Testing
 /// their `wait`: one handler for all of them (FeedNotifier.shutDownWithServer).
 @Suite(.timeLimit(.minutes(1)))
 struct GracefulShutdownTests {
+    init() { HeldPolls.turnOn() }
+
     /// Both ways a poll is held: in its task (its request asks to close the connection) and
     /// in its connection (ParkedPoll).
     @Test(arguments: [true, false])
@@ -19,7 +21,9 @@ struct GracefulShutdownTests {
                 poll.send("GET /v1/sync?after=0&wait=30 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
                     + (closing ? "Connection: close\r\n" : "") + "\r\n")
             }
-            try await Task.sleep(for: .milliseconds(500))
+            // All three held, a parked one by its connection, which then holds the shutdown's
+            // "close when idle" for it.
+            await HeldPolls.wait(for: Tokens.hash(String(token)), count: polls.count, closing ? .began : .parked)
             let started = Date()
             await group.triggerGracefulShutdown()
             for poll in polls {

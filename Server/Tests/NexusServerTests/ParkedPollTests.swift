@@ -5,9 +5,12 @@ import Testing
 @testable import NexusServer
 
 /// Long polls parked in their connections' pipelines (ParkedPoll, ParkingHandler), over
-/// keep-alive connections as nexusctl makes them.
+/// keep-alive connections as nexusctl makes them. A test that needs its poll held waits
+/// for it (HeldPolls) instead of sleeping.
 @Suite(.timeLimit(.minutes(1)))
 struct ParkedPollTests {
+    init() { HeldPolls.turnOn() }
+
     static func get(_ uri: String, _ token: String, closing: Bool = false) -> String {
         "GET \(uri) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n" + (closing ? "Connection: close\r\n" : "") + "\r\n"
     }
@@ -79,7 +82,7 @@ struct ParkedPollTests {
         try await withServer(mode: .live) { api in
             let waiting = try await Self.bobWaits(api)
             let connection = waiting.poll
-            try await Task.sleep(for: .milliseconds(300))
+            await HeldPolls.wait(for: Tokens.hash(waiting.bob.token), .parked)
             // Pipelined behind the held poll: its answer must not overtake the poll's.
             connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(await connection.drain(for: 0.5) == "", "answered before the poll it came after")
@@ -101,12 +104,14 @@ struct ParkedPollTests {
             let head = try await api.sync(bob.token, query: "last=0").cursor
             let polls = try (0..<2).map { _ in try RawConnection(port: port) }
             for poll in polls { poll.send(Self.get("/v1/sync?after=\(head)&wait=30", bob.token)) }
-            try await Task.sleep(for: .milliseconds(300))
+            await HeldPolls.wait(for: Tokens.hash(bob.token), count: 2, .parked)
             let refused = try await api.call(.get, "/v1/sync?after=\(head)&wait=1", token: bob.token)
             #expect(refused.status == .tooManyRequests, "both slots are held")
+            let hungUp = Date()
             for poll in polls { poll.hangUp() }
-            try await Task.sleep(for: .milliseconds(300))
+            await HeldPolls.wait(for: Tokens.hash(bob.token), count: 2, .hungUp)
             // Given back when the connections closed, not when their 30 s run out.
+            #expect(Date().timeIntervalSince(hungUp) < 10, "given back \(Date().timeIntervalSince(hungUp)) s after the hang-up")
             let answered = try await api.call(.get, "/v1/sync?after=\(head)&wait=1", token: bob.token)
             #expect(answered.status == .ok, "\(answered.text)")
         }
@@ -134,7 +139,7 @@ struct ParkedPollTests {
     @Test func aPollAskingToCloseIsAnsweredBeforeTheClose() async throws {
         try await withServer(mode: .live) { api in
             let waiting = try await Self.bobWaits(api, closing: true)
-            try await Task.sleep(for: .milliseconds(300))
+            await HeldPolls.wait(for: Tokens.hash(waiting.bob.token))
             try await api.send(waiting.alice.token, to: waiting.conversation, localId: "wake", text: "then goodbye")
             let text = try #require(await waiting.poll.readUntilClosed(timeout: 5))
             #expect(text.hasPrefix("HTTP/1.1 200"))

@@ -4,12 +4,28 @@ import Synchronization
 /// (parked, or in its task), so what they do next finds it held. Off unless a test turns
 /// it on: a poll then pays one atomic load.
 enum HeldPolls {
+    enum Event: Hashable, Sendable {
+        /// The poll began to wait: a notification now wakes it.
+        case began
+        /// Its connection's ParkingHandler holds it: a request pipelined behind it, or a
+        /// shutdown's "close when idle", now waits for its answer. Comes a moment after
+        /// `began`, once the stand-in reached the handler.
+        case parked
+        /// Its connection closed while it was parked, and its slot was given back.
+        case hungUp
+    }
+
+    private struct Key: Hashable {
+        let event: Event
+        let hash: String
+    }
+
     private static let on = Atomic<Bool>(false)
 
     private struct State {
-        /// Waits begun, by token hash.
-        var begun: [String: Int] = [:]
-        var waiters: [(hash: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Events seen, by event and token hash.
+        var seen: [Key: Int] = [:]
+        var waiters: [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private static let state = Mutex(State())
@@ -17,24 +33,28 @@ enum HeldPolls {
     static func turnOn() { on.store(true, ordering: .relaxed) }
 
     /// A poll of the token `hash` has begun to wait: a notification now wakes it.
-    static func began(_ hash: String) {
+    static func began(_ hash: String) { record(.began, hash) }
+
+    static func record(_ event: Event, _ hash: String) {
         guard on.load(ordering: .relaxed) else { return }
+        let key = Key(event: event, hash: hash)
         let ready = state.withLock { state in
-            state.begun[hash, default: 0] += 1
-            let count = state.begun[hash]!
-            let ready = state.waiters.filter { $0.hash == hash && $0.count <= count }.map(\.continuation)
-            state.waiters.removeAll { $0.hash == hash && $0.count <= count }
+            state.seen[key, default: 0] += 1
+            let count = state.seen[key]!
+            let ready = state.waiters.filter { $0.key == key && $0.count <= count }.map(\.continuation)
+            state.waiters.removeAll { $0.key == key && $0.count <= count }
             return ready
         }
         for continuation in ready { continuation.resume() }
     }
 
-    /// Returns once polls of `hash` have begun to wait `count` times in all (`turnOn` first).
-    static func wait(for hash: String, count: Int = 1) async {
+    /// Returns once polls of `hash` have seen `event` `count` times in all (`turnOn` first).
+    static func wait(for hash: String, count: Int = 1, _ event: Event = .began) async {
+        let key = Key(event: event, hash: hash)
         await withCheckedContinuation { continuation in
             let now = state.withLock { state in
-                if state.begun[hash, default: 0] >= count { return true }
-                state.waiters.append((hash, count, continuation))
+                if state.seen[key, default: 0] >= count { return true }
+                state.waiters.append((key, count, continuation))
                 return false
             }
             if now { continuation.resume() }

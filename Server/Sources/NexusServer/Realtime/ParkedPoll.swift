@@ -127,16 +127,19 @@ final class ParkedPoll: Sendable {
         controller.services.notifier.forget(self)
         _ = Self.claim(token)
         finish()
+        HeldPolls.record(.hungUp, poll.credential.hash)
     }
 
     /// The handler swallowed the stand-in: the answer if it came first, else nil, and the
     /// handler is told when it comes.
     func attach(_ handler: ParkingHandler) -> Answer? {
-        state.withLock { state in
+        let answer = state.withLock { state -> Answer? in
             if let answer = state.answer { return answer }
             state.handler = NIOLoopBound(handler, eventLoop: loop)
             return nil
         }
+        if answer == nil { HeldPolls.record(.parked, poll.credential.hash) }
+        return answer
     }
 
     private func finish() {

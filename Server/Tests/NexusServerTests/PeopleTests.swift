@@ -101,16 +101,22 @@ struct PeopleTests {
         }
     }
 
+    /// The typing wakes the poll: a poll that ran out would also show it (the test clock
+    /// stands still), so the answer must come long before the poll's 20 s.
     @Test func typingWakesALongPollAndExpires() async throws {
+        HeldPolls.turnOn()
         let clock = TestClock()
         try await withServer(clock: clock.read) { api in
             let (alice, bob, _, g) = try await group(api)
             let head = try await api.sync(bob.token, query: "after=0").cursor
-            async let poll = api.sync(bob.token, query: "after=\(head)&wait=5")
-            try await Task.sleep(for: .milliseconds(200))
+            async let poll = api.sync(bob.token, query: "after=\(head)&wait=20")
+            await HeldPolls.wait(for: Tokens.hash(bob.token))
+            let typedAt = ContinuousClock.now
             let typed = try await api.call(.post, "/v1/conversations/\(g.id)/typing", token: alice.token)
             #expect(typed.status == .ok)
             let answer = try await poll
+            let took = ContinuousClock.now - typedAt
+            #expect(took < .seconds(10), "answered \(took) after the typing: the poll ran out instead")
             #expect(answer.typing?.map(\.userId) == [alice.user.id])
             #expect(answer.events.isEmpty)
             clock.advance(milliseconds: 2_500)

@@ -9,6 +9,8 @@ import Testing
 /// sharing keeps the feed's promises: nothing missed, nothing twice.
 @Suite(.timeLimit(.minutes(5)))
 struct SharedFeedReadsTests {
+    init() { HeldPolls.turnOn() }
+
     private static let key = SharedFeedReads.Key(viewer: 7, after: 10, conversationId: nil, limit: 500)
 
     final class Counter: Sendable {
@@ -44,23 +46,70 @@ struct SharedFeedReadsTests {
         #expect(shared.count == 0, "a read is forgotten once answered")
     }
 
+    /// A read that holds its page until `open`, so that a test knows it is in flight.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state in
+                    if state.open { return true }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiting = state.withLock { state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+    }
+
+    /// A read whose event's id counts the reads made; it says when it begins, and answers
+    /// once `gate` opens (nil: at once).
+    private static func read(
+        _ reads: Counter, gate: Gate?, begun: AsyncStream<Int>.Continuation? = nil
+    ) -> @Sendable () async throws -> SharedFeedReads.Page {
+        {
+            let n = reads.next()
+            begun?.yield(n)
+            await gate?.wait()
+            return .init(events: [SyncEvent(id: Int64(n), type: .message, conversationId: 1)], body: nil)
+        }
+    }
+
     /// A poll woken by a newer notification must not take a read begun before it: that
     /// read may have missed the commit that woke it, and the poll would sleep through it.
+    /// Each read in flight is held until the test opens its gate; a poll that takes it
+    /// opens the gate itself, so that a wrong take fails the test instead of hanging it.
     @Test func aPollWithANewerVersionDoesNotJoinAnOlderRead() async throws {
         let shared = SharedFeedReads()
         let reads = Counter()
-        let read = Self.countingRead(reads, delay: .milliseconds(400))
-        let older = Task { try await shared.page(Self.key, version: 3, read: read).events[0].id }
-        try await Task.sleep(for: .milliseconds(100))
-        let newer = try await shared.page(Self.key, version: 4, read: read).events[0].id
-        #expect(try await older.value == 1)
+        let (begun, beginning) = AsyncStream.makeStream(of: Int.self)
+        var reading = begun.makeAsyncIterator()
+        let first = Gate()
+        let older = Task { try await shared.page(Self.key, version: 3, read: Self.read(reads, gate: first, begun: beginning)).events[0].id }
+        #expect(await reading.next() == 1, "the older read is in flight")
+        let newer = try await shared.page(Self.key, version: 4, taken: { first.open() }, read: Self.read(reads, gate: nil)).events[0].id
         #expect(newer == 2, "the newer poll took the older read's page")
+        first.open()
+        #expect(try await older.value == 1)
         #expect(reads.count == 2)
         // An older poll may take a newer read: it saw everything the older one would have.
-        let late = Task { try await shared.page(Self.key, version: 5, read: read).events[0].id }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(try await shared.page(Self.key, version: 4, read: read).events[0].id == 3)
+        let second = Gate()
+        let late = Task { try await shared.page(Self.key, version: 5, read: Self.read(reads, gate: second, begun: beginning)).events[0].id }
+        #expect(await reading.next() == 3, "the newer read is in flight")
+        let joined = try await shared.page(Self.key, version: 4, taken: { second.open() }, read: Self.read(reads, gate: nil)).events[0].id
+        #expect(joined == 3, "the older poll made a read of its own")
+        second.open()
         #expect(try await late.value == 3)
+        #expect(reads.count == 3)
         #expect(shared.count == 0)
     }
 
@@ -85,7 +134,7 @@ struct SharedFeedReadsTests {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            try await Task.sleep(for: .milliseconds(300))
+            await HeldPolls.wait(for: Tokens.hash(bob.token), count: 8)
             try await api.send(alice.token, to: conversation, localId: "to-all-tails", text: "hello tails")
             let answers = try await bodies
             #expect(answers.count == 8 && Set(answers).count == 1, "\(Set(answers))")

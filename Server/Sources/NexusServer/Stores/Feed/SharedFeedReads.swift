@@ -37,8 +37,10 @@ final class SharedFeedReads: Sendable {
 
     /// The page for `key`, read by `read` or taken from a read of the same key begun at
     /// notifier version `version` or later.
+    /// `taken` runs when it is taken from such a read, so that a test sees which it was
+    /// while that read is still in flight.
     func page(
-        _ key: Key, version: UInt64, read: @escaping @Sendable () async throws -> Page
+        _ key: Key, version: UInt64, taken: () -> Void = {}, read: @escaping @Sendable () async throws -> Page
     ) async throws -> Page {
         let (task, mine) = inFlight.withLock { map -> (Task<Page, any Error>, Bool) in
             if let entry = map[key], entry.version >= version { return (entry.task, false) }
@@ -46,6 +48,7 @@ final class SharedFeedReads: Sendable {
             map[key] = Entry(version: version, task: task)
             return (task, true)
         }
+        if !mine { taken() }
         // Not cancelled with this request: the others waiting on it still want the page.
         let result = await task.result
         if mine {

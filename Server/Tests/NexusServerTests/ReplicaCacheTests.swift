@@ -37,18 +37,29 @@ struct ReplicaCacheTests {
         } == hashes)
     }
 
-    @Test func aReplicasCacheTrustsAnEntryForItsTTLOnly() async throws {
-        let cache = SessionCache(ttl: .milliseconds(200))
+    /// An entry's age by a clock the test moves.
+    final class Elapsed: Sendable {
+        private let start = ContinuousClock.now
+        private let elapsed = Mutex(Duration.zero)
+        func now() -> ContinuousClock.Instant { start + elapsed.withLock { $0 } }
+        func advance(_ by: Duration) { elapsed.withLock { $0 += by } }
+    }
+
+    @Test func aReplicasCacheTrustsAnEntryForItsTTLOnly() {
+        let clock = Elapsed()
+        let cache = SessionCache(ttl: .milliseconds(200), clock: clock.now)
         let (_, generation) = cache.lookup(hash: "h", now: .now())
         cache.remember(session(expiresIn: 60_000), forHash: "h", generation: generation)
         #expect(cache.lookup(hash: "h", now: .now()).session != nil)
-        try await Task.sleep(for: .milliseconds(300))
+        clock.advance(.milliseconds(199))
+        #expect(cache.lookup(hash: "h", now: .now()).session != nil, "trusted until the TTL")
+        clock.advance(.milliseconds(2))
         #expect(cache.lookup(hash: "h", now: .now()).session == nil, "read again once older than the TTL")
 
         // One SQLite process: for ever (until forgotten).
-        let single = SessionCache()
+        let single = SessionCache(clock: clock.now)
         single.remember(session(expiresIn: 60_000), forHash: "h", generation: 0)
-        try await Task.sleep(for: .milliseconds(300))
+        clock.advance(.seconds(3600))
         #expect(single.lookup(hash: "h", now: .now()).session != nil)
     }
 

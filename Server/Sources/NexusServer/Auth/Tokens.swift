@@ -63,14 +63,19 @@ final class SessionCache: Sendable {
 
     /// How long replicas trust a cached session (see the type's comment).
     static let replicaTTL: Duration = .seconds(2)
+    /// The time an entry's age is measured by: a test moves it instead of sleeping out `ttl`.
+    private let clock: @Sendable () -> ContinuousClock.Instant
 
-    init(ttl: Duration? = nil) { self.ttl = ttl }
+    init(ttl: Duration? = nil, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.ttl = ttl
+        self.clock = clock
+    }
 
     /// The cached session, or the generation to pass to `remember` after a database read.
     /// An entry keeps its expiry, so the cache never lets a token outlive it; on replicas
     /// an entry past it is read again (another replica may have slid it).
     func lookup(hash: String, now: Timestamp) -> (session: StoredSession?, generation: UInt64) {
-        let oldest = ttl.map { ContinuousClock.now - $0 }
+        let oldest = ttl.map { clock() - $0 }
         return state.withLock {
             guard let entry = $0.entries[hash] else { return (nil, $0.generation) }
             if let oldest, entry.at < oldest || entry.session.expiresAt.map({ now >= $0 }) == true { return (nil, $0.generation) }
@@ -79,7 +84,7 @@ final class SessionCache: Sendable {
     }
 
     func remember(_ session: StoredSession, forHash hash: String, generation: UInt64) {
-        let at = ContinuousClock.now
+        let at = clock()
         state.withLock {
             guard $0.generation == generation else { return }
             if $0.entries.count >= capacity { $0.entries.removeAll(keepingCapacity: true) }

@@ -154,6 +154,8 @@ func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions(), 
 /// database after the server has stopped taking requests.
 struct DatabaseService: Service {
     let services: AppServices
+    /// Runs once the service is in its loop, so that a test can cancel it there.
+    var running: @Sendable () -> Void = {}
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
@@ -161,6 +163,7 @@ struct DatabaseService: Service {
             while !Task.isCancelled {
                 // Expired sessions at start-up and every 4 minutes (cheap: an indexed range).
                 if sweeps % 16 == 0 { await services.deleteExpiredSessions() }
+                if sweeps == 0 { running() }
                 sweeps += 1
                 try await Task.sleep(for: .seconds(15))
                 await services.saveLastSeen()

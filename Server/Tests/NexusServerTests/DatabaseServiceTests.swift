@@ -17,8 +17,10 @@ struct DatabaseServiceTests {
         let stores = try await SQLiteDatabase.stores(path: folder.appendingPathComponent("nexus.sqlite").path, logger: Logger(label: "test"))
         let database = try #require(stores.database as? SQLiteDatabase)
         let services = AppServices(stores: stores, passwords: Passwords(cost: 4), limits: ServerLimits(), clock: { .now() })
-        let running = Task { try await DatabaseService(services: services).run() }
-        try await Task.sleep(for: .milliseconds(50))
+        let (inLoop, entered) = AsyncStream.makeStream(of: Void.self)
+        let running = Task { try await DatabaseService(services: services, running: { entered.yield() }).run() }
+        var loop = inLoop.makeAsyncIterator()
+        await loop.next()
         running.cancel()
         _ = await running.result
         #expect(await database.writer.connection.isClosed)

@@ -90,10 +90,12 @@ struct ConversationsControllerTests {
             let (alice, _, withBob) = try await api.pair()
             _ = try await api.register("carol@example.com")
             let withCarol = try await api.openDirect(alice.token, with: "carol@example.com").conversation.id
-            try await api.send(alice.token, to: withCarol, localId: "c1")
-            // Timestamps have millisecond resolution; keep the two updates apart.
-            try await Task.sleep(for: .milliseconds(5))
-            try await api.send(alice.token, to: withBob, localId: "b1", text: "hi bob")
+            let c1 = try await api.send(alice.token, to: withCarol, localId: "c1").response.message
+            // Timestamps have millisecond resolution: the second update comes once the
+            // clock has passed the first's.
+            while Timestamp.now() <= c1.sentAt { await Task.yield() }
+            let b1 = try await api.send(alice.token, to: withBob, localId: "b1", text: "hi bob").response.message
+            #expect(b1.sentAt > c1.sentAt)
 
             let list = try decode(ConversationsResponse.self, try await api.call(.get, "/v1/conversations", token: alice.token))
             #expect(list.conversations.map(\.id) == [withBob, withCarol])

@@ -25,7 +25,10 @@ enum HeldPolls {
     private struct State {
         /// Events seen, by event and token hash.
         var seen: [Key: Int] = [:]
-        var waiters: [(key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: Int, key: Key, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextId = 0
+        /// Waits cancelled before they were registered.
+        var cancelled: Set<Int> = []
     }
 
     private static let state = Mutex(State())
@@ -48,16 +51,32 @@ enum HeldPolls {
         for continuation in ready { continuation.resume() }
     }
 
-    /// Returns once polls of `hash` have seen `event` `count` times in all (`turnOn` first).
+    /// Returns once polls of `hash` have seen `event` `count` times in all (`turnOn` first),
+    /// or when the test is cancelled (its time limit ran out), so that it ends.
     static func wait(for hash: String, count: Int = 1, _ event: Event = .began) async {
         let key = Key(event: event, hash: hash)
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state in
-                if state.seen[key, default: 0] >= count { return true }
-                state.waiters.append((key, count, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextId += 1 }
+            return state.nextId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state in
+                    if state.seen[key, default: 0] >= count || state.cancelled.remove(id) != nil { return true }
+                    state.waiters.append((id, key, count, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let at = state.waiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return state.waiters.remove(at: at).continuation
+            }
+            waiting?.resume()
         }
     }
 }

@@ -122,7 +122,7 @@ struct ConversationsControllerTests {
 
 /// A conversation you are not in does not exist, as far as you can tell: the same 404
 /// as for an id nobody has, on every endpoint that takes a conversation.
-struct MembershipTests {
+struct NonMemberTests {
     struct Endpoint: Sendable, CustomTestStringConvertible {
         var method: HTTPRequest.Method
         /// `ID` stands for the conversation id.

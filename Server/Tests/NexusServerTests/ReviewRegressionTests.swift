@@ -7,7 +7,7 @@ import Testing
 @testable import NexusServer
 
 /// Regressions for holes found in review.
-struct HardeningTests {
+struct ReviewRegressionTests {
     /// bcrypt is C and stops at NUL: "secret12\0tail" must not be stored as "secret12".
     @Test func passwordsWithNULAreRefused() async throws {
         try await withServer { api in

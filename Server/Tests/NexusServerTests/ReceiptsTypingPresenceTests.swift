@@ -6,7 +6,7 @@ import Testing
 @testable import NexusServer
 
 /// Groups, receipts, unread counts, message status, typing and presence.
-struct PeopleTests {
+struct ReceiptsTypingPresenceTests {
     func group(_ api: API) async throws -> (AuthResponse, AuthResponse, AuthResponse, Conversation) {
         let alice = try await api.register("alice@example.com", name: "Alice")
         let bob = try await api.register("bob@example.com", name: "Bob")

@@ -8,7 +8,7 @@ import Testing
 
 /// No account can take another one's email with a character
 /// that does not show, and no text field takes a NUL.
-struct IdentityTests {
+struct IdentityInputTests {
     /// Each of these reads as bob@example.test on a terminal.
     static let lookAlikes = ["\u{0}", "\u{200B}", "\u{2060}", "\u{00AD}", "\u{1B}", "\u{7F}", "\u{85}", "\u{FEFF}", "\u{202E}", "\u{3164}"]
 

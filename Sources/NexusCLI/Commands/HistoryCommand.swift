@@ -34,6 +34,13 @@ enum HistoryCommand {
             `next` is the seq to pass to the next --after); with --all, one message a line (NDJSON),
             oldest first.
 
+            Your own messages still in the outbox (queued while the server was down, or failed)
+            follow the newest page's messages, as they would appear in a chat: "12/…  [sending…]
+            You: text  · Sending (localId 3f2a9c1e)". Once sent, each shows once, with its seq.
+            In --json they are not messages (they have no seq yet): the newest page lists them
+            under "queued", each with "state": "queued" and its localId (docs/json.md); --all's
+            NDJSON leaves them out (`nexusctl queue --json` lists them).
+
             As in all text output, control and invisible characters that others wrote are shown
             escaped (\\e, \\r, \\x7f, \\u{202e}: see docs/output.md), and each further line of a
             multi-line message starts with "│ ". --json prints every text exactly as it was sent.
@@ -74,6 +81,7 @@ enum HistoryCommand {
         let forward = all || after != nil
         let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all, forward: forward)
         printer.markRead = context.invocation.flag("read") || context.config.markRead
+        printer.endsAtNewest = anchor == nil
         ChatHeader.show(conversationId: conversationId, me: me.id, context: context)
         let reading = try context.reading()
         do throws(ReadError) {
@@ -117,6 +125,8 @@ enum HistoryCommand {
         var offline: Bool?
         /// Removed from the group, or left: the page is the cache's.
         var notAMember: Bool?
+        /// On the newest page: my messages still in the outbox, which have no seq yet.
+        var queued: [QueuedLines.View]?
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
@@ -125,8 +135,9 @@ enum HistoryCommand {
             try c.encode(next, forKey: .next)  // null rather than absent: scripts test it
             try c.encodeIfPresent(offline, forKey: .offline)
             try c.encodeIfPresent(notAMember, forKey: .notAMember)
+            try c.encodeIfPresent(queued, forKey: .queued)
         }
 
-        enum CodingKeys: String, CodingKey { case messages, hasMore, next, offline, notAMember }
+        enum CodingKeys: String, CodingKey { case messages, hasMore, next, offline, notAMember, queued }
     }
 }

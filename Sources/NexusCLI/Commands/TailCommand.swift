@@ -31,6 +31,11 @@ enum TailCommand {
             Someone it doesn't know yet (a hook's bot that joined after it started) is looked up
             once and named from then on.
 
+            Without -f, your own messages still in the outbox follow the others, marked as sending:
+            "12/…  [sending…] You: text  · Sending (localId 3f2a9c1e)" (a failed one says why). -f
+            and --json show a message only once the server has it, with its seq, so none is ever
+            shown twice.
+
             On a terminal, who is typing shows on the last line, "Bob is typing…", rewritten in
             place: it ends when it runs out (3 s) or when Bob's message arrives, which takes its
             place, so it never stays in the scrollback.
@@ -109,6 +114,13 @@ enum TailCommand {
             switch error {
             case .api(let e): throw context.failure(e)
             case .store(let e): throw CLIError(e)
+            }
+        }
+        // My messages still queued follow the server's, marked as sending. Not with -f (each
+        // prints once, when the server has it) nor in JSON (every line there has a seq).
+        if !follow && !context.output.json {
+            for e in QueuedLines.entries(conversationId, except: printer.printedLocalIds, context) {
+                context.output.line(QueuedLines.line(e, output: context.output))
             }
         }
         return .ok

@@ -13,6 +13,8 @@ final class HistoryPrinter {
     let forward: Bool
     /// --read: what is printed is marked read, also when the cache answered.
     var markRead = false
+    /// The pages reach the newest message (no --before): my queued messages follow them.
+    var endsAtNewest = false
     private let reporter: ReceiptReporter
     private var people: [Int64: User] = [:]
     private let book: ReceiptBook
@@ -42,6 +44,7 @@ final class HistoryPrinter {
         }
         if fetched.fromServer || markRead { reporter.stored(page.messages, read: markRead) }
         let output = context.output
+        let queued = endsAtNewest && (forward ? !page.hasMore : first) ? queuedEntries(after: page.messages) : []
         if output.json {
             if all {
                 for m in page.messages { output.record(jsonLine(m)) }
@@ -50,7 +53,8 @@ final class HistoryPrinter {
                     HistoryCommand.PageView(
                         messages: page.messages.map(jsonLine), hasMore: page.hasMore, next: next,
                         offline: fetched.offlineReason != nil ? true : nil,
-                        notAMember: fetched.fromFormerMembership ? true : nil),
+                        notAMember: fetched.fromFormerMembership ? true : nil,
+                        queued: queued.isEmpty ? nil : queued.map { QueuedLines.View($0, me: me) }),
                     items: "messages")
             }
         } else {
@@ -63,6 +67,7 @@ final class HistoryPrinter {
                     output.line(TerminalText(String(repeating: " ", count: 14)) + quote)
                 }
             }
+            for e in queued { output.line(QueuedLines.line(e, output: output)) }
             if !all || next == nil {
                 let limitFlag = limit == Limits.defaultPageSize ? "" : " --limit \(limit)"
                 if let next {
@@ -79,6 +84,11 @@ final class HistoryPrinter {
         }
         if !page.complete { output.warn("the cache lacks some messages of this page; they will be fetched when the server is back") }
         first = false
+    }
+
+    /// My queued messages for this conversation, but for any the page already has from the server.
+    private func queuedEntries(after messages: [Message]) -> [OutboxEntry] {
+        QueuedLines.entries(conversationId, except: Set(messages.lazy.filter { $0.senderId == self.me.id }.map(\.localId)), context)
     }
 
     private func refresh() {

@@ -10,6 +10,8 @@ final class MessagePrinter {
     var showReceipts = false
     var people: [Int64: User] = [:]
     private var printedSeq: [Int64: Int64] = [:]
+    /// The localIds of my messages printed, so a queued one the server already has is not shown again.
+    private(set) var printedLocalIds = Set<String>()
     /// People looked up once because the feed named them before any conversation did.
     var lookedUp = Set<Int64>()
     let book: ReceiptBook
@@ -132,6 +134,7 @@ final class MessagePrinter {
         for message in messages {
             if let printed = printedSeq[message.conversationId], message.seq <= printed { continue }
             printedSeq[message.conversationId] = message.seq
+            if message.senderId == me.id { printedLocalIds.insert(message.localId) }
             if show(membership: message) { continue }
             let sender = people[message.senderId]
             let status = book.status(of: message)

@@ -8,6 +8,8 @@ enum LeaveCommand {
             <conversation> is a group's id (see `nexusctl convos`). The others see "Alice left". From then
             on the group answers "not found", as for anyone outside it; what your cache holds stays
             (`history` offline still shows it) and the group leaves `convos`. A member can add you again.
+            A later `send` to it fails at once (exit 3, nothing queued) saying you left, and who can
+            add you back.
             The change is written to the outbox first and delivered in order after what was queued
             before it in that conversation (so a message queued before it still goes).
             \(MembershipChangeRun.exitStatus)

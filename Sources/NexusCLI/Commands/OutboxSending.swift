@@ -76,8 +76,9 @@ enum OutboxSending {
         return report.transportSecurity == nil ? .unavailable : .tls
     }
 
-    /// A delivery's failure told by its cause when that is the credentials: the token's or
-    /// the session's problem and its fix, exit 4 (a retry with them can't help); nil otherwise.
+    /// A delivery's failure told by its cause when that is the credentials (the token's or
+    /// the session's problem and its fix, exit 4: a retry with them can't help) or a group
+    /// this account has left; nil otherwise.
     static func refusal(of failed: OutboxEntry?, _ report: DeliveryReport, _ context: CommandContext) -> CLIError? {
         if report.authRefused {
             // A password session keeps the product's words; a token's fix is another token.
@@ -91,6 +92,7 @@ enum OutboxSending {
         if let failed, let why = report.outOfScope[failed.localId] {
             return context.failure(.server(status: 403, code: "insufficient_scope", message: why, retryAfter: nil))
         }
+        if let failed, let former = FormerMember.refusal(failed, report, context) { return former }
         return nil
     }
 

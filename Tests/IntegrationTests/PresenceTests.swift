@@ -88,9 +88,9 @@ struct PresenceTests {
         #expect(sent.code == 0, "\(sent.err)")
         // Its requests held a 60 s lease, which its goodbye ended.
         #expect(try online(s.bob.email, seenBy: s.alice) == false)
-        // A one-off command keeps the 60 s rule.
+        // A one-off command moves only his last seen: one command is no open chat.
         #expect(try s.bob.run(["send", s.alice.email, "three"]).code == 0)
-        #expect(try online(s.bob.email, seenBy: s.alice) == true)
+        #expect(try online(s.bob.email, seenBy: s.alice) == false)
     }
 
     private struct PresenceJSON: Decodable {
@@ -179,7 +179,10 @@ struct PresenceTests {
         #expect(try s.bob.run(["send", s.alice.email, "news"]).code == 0)
         #expect(out.wait(timeout: 10) { _ in lines().contains { $0.type == "conversation" && $0.lastSeq == 1 && $0.unreadCount == 1 } },
                 "\(out.text)\(err.text)")
-        // bob's send made him online (a one-off request): a presence line too.
+        // bob's send was a one-off request, which makes nobody online; his tail -f does.
+        #expect(!lines().contains { $0.type == "presence" && $0.online == true && $0.user == s.bob.email }, "\(out.text)")
+        let (tail, _, _) = try s.bob.spawn(["tail", "-f"])
+        defer { if tail.isRunning { tail.terminate() } }
         #expect(out.wait(timeout: 5) { _ in lines().contains { $0.type == "presence" && $0.online == true && $0.user == s.bob.email } },
                 "\(out.text)")
         kill(follow.processIdentifier, SIGTERM)

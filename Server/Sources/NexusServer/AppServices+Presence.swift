@@ -24,18 +24,16 @@ extension AppServices {
         }
     }
 
-    /// Records the caller as seen: a live client renews its lease, a one-off request
-    /// touches the 60 s window (and tells the user's contacts when it brings them online).
+    /// Records the caller as seen: a live client renews its lease, and so stays online; a
+    /// one-off request (a `send` from a script, a `users`) moves only the last-seen time.
+    /// In a chat, online says someone has it open now, which one command does not.
     func seen(_ user: User, request: Request, at now: Timestamp) async throws {
         if let client = try Self.presenceClient(request) {
             guard let lease = holds.request(PresenceHolds.Key(user: user.id, client: client), now: now) else { return }
             await write([lease], user: user.id)
             return
         }
-        let wasOnline = present(user).online == true
         presence.touch(user.id, at: now)
-        // Off the request's path: finding the contacts is a query.
-        if !wasOnline { Task { await notifyContacts(of: [user.id]) } }
     }
 
     /// A long poll of a live client starts; `end` its token when it is over.
@@ -93,11 +91,10 @@ extension AppServices {
 
     /// Renews this replica's polls, reads everyone's leases, tells contacts who came or
     /// went; now and then moves ended leases into the stored last-seen times.
-    func presenceTick(previous: Timestamp, sweep: Bool) async {
+    func presenceTick(sweep: Bool) async {
         let now = clock()
         try? await stores.presence.renew(holds.due(now: now), grace: Presence.graceMs)
         await refreshPresence()
-        await notifyContacts(of: presence.windowsEnded(since: previous, now: now))
         guard sweep else { return }
         // A minute after the end, so the stored time can't look like a recent one-off request.
         let before = Timestamp(milliseconds: now.milliseconds - Presence.onlineWindowMs - Presence.graceMs)
@@ -113,13 +110,11 @@ struct PresenceService: Service {
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
-            var previous = services.clock()
             var ticks = 0
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(1))
                 ticks += 1
-                await services.presenceTick(previous: previous, sweep: ticks % 30 == 0)
-                previous = services.clock()
+                await services.presenceTick(sweep: ticks % 30 == 0)
             }
         }
     }

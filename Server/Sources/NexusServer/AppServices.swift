@@ -64,10 +64,10 @@ final class AppServices: Sendable {
         var u = user
         let now = clock()
         if let seen = presence.lastSeen(user.id), seen > (u.lastSeenAt ?? Timestamp(milliseconds: 0)) { u.lastSeenAt = seen }
-        let recent = u.lastSeenAt.map { now.milliseconds - $0.milliseconds < Presence.onlineWindowMs } ?? false
         let held = board.state(of: user.id)
         if let held, held.lastAt > (u.lastSeenAt ?? Timestamp(milliseconds: 0)) { u.lastSeenAt = min(held.lastAt, now) }
-        u.online = recent || (held.map { $0.until > now } ?? false)
+        // Online is a client kept open (a lease); a one-off command is only "last seen".
+        u.online = held.map { $0.until > now } ?? false
         return u
     }
 

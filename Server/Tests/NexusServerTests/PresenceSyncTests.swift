@@ -14,7 +14,7 @@ struct PresenceSyncTests {
         let clock = TestClock()
         try await withServer(clock: clock.read) { api in
             let (alice, bob, _) = try await api.pair()
-            _ = try await api.call(.get, "/v1/me", token: bob.token)
+            _ = try await api.call(.get, "/v1/me", token: bob.token, presence: "bob-client")
             let first = try await api.sync(alice.token, query: "after=0&presence=")
             #expect(first.presence == [PresenceState(userId: bob.user.id, online: true, lastSeenAt: first.presence?.first?.lastSeenAt)])
             let digest = try #require(first.presenceDigest)
@@ -24,7 +24,7 @@ struct PresenceSyncTests {
             #expect(same.presence == nil)
             #expect(same.presenceDigest == digest)
 
-            // Bob's minute runs out: the digest moves, with his state.
+            // Bob's lease runs out: the digest moves, with his state.
             clock.advance(seconds: 61)
             let gone = try await api.sync(alice.token, query: "after=\(first.cursor)&presence=\(digest)")
             #expect(gone.presence?.map(\.online) == [false])

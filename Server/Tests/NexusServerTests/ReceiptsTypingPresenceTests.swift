@@ -126,7 +126,7 @@ struct ReceiptsTypingPresenceTests {
         }
     }
 
-    @Test func presenceGoesOfflineSixtySecondsAfterTheLastRequest() async throws {
+    @Test func aOneOffRequestIsLastSeenAndOnlyALiveClientIsOnline() async throws {
         let clock = TestClock()
         try await withServer(clock: clock.read) { api in
             let alice = try await api.register("alice@example.com")
@@ -135,6 +135,12 @@ struct ReceiptsTypingPresenceTests {
             func bobAsSeenByAlice() async throws -> User {
                 try #require(try decode(UsersResponse.self, try await api.call(.get, "/v1/users", token: alice.token)).users.first)
             }
+            // Registering, and one command after it, is no open chat.
+            let once = try await bobAsSeenByAlice()
+            #expect(once.online == false)
+            #expect(once.lastSeenAt != nil)
+            // A live client's request holds a lease of 60 s.
+            _ = try await api.call(.get, "/v1/me", token: bob.token, presence: "bob-tail")
             #expect(try await bobAsSeenByAlice().online == true)
             clock.advance(seconds: 59)
             #expect(try await bobAsSeenByAlice().online == true)
@@ -142,8 +148,6 @@ struct ReceiptsTypingPresenceTests {
             let away = try await bobAsSeenByAlice()
             #expect(away.online == false)
             #expect(away.lastSeenAt != nil)
-            _ = try await api.call(.get, "/v1/me", token: bob.token)  // a heartbeat
-            #expect(try await bobAsSeenByAlice().online == true)
         }
     }
 

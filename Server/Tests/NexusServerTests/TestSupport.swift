@@ -120,9 +120,11 @@ func withRawServer<T: Sendable>(
 struct API: Sendable {
     let client: any TestClientProtocol
 
-    func call(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, raw: String? = nil) async throws -> TestResponse {
+    /// `presence`: the live client the request names (`Nexus-Presence`), as `tail -f` does.
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, raw: String? = nil, presence: String? = nil) async throws -> TestResponse {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
+        if let presence { headers[AppServices.presenceHeader] = presence }
         if raw != nil { headers[.contentType] = "application/json" }
         return try await client.executeRequest(
             uri: uri, method: method, headers: headers, body: raw.map { ByteBuffer(string: $0) })

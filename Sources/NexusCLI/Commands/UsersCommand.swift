@@ -4,6 +4,11 @@ enum UsersCommand {
     static let spec = CommandSpec(
         name: "users", summary: "List the other people on the server",
         usage: ["[--search QUERY]"],
+        details: """
+            "● online" means the person has nexusctl following now: a `tail -f`, `convos -f` or
+            `send --each-line` running (it stays so up to 5 s after one is killed). A one-off
+            command (a `send`, `users`, even `register`) moves only their "Last seen".
+            """,
         options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
         requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["id", "email", "displayName", "online", "lastSeenAt", "createdAt"],

@@ -5,7 +5,8 @@ public struct User: Codable, Hashable, Sendable {
     public var id: Int64
     public var email: String
     public var displayName: String
-    /// Presence, where the server tells it: a request within the last 60 s means online.
+    /// Presence, where the server tells it: online while a live client of theirs (a
+    /// `tail -f`) holds a lease; a one-off request moves only `lastSeenAt`.
     public var online: Bool?
     public var lastSeenAt: Timestamp?
     /// True for a bot account (`nexusctl bot create`); absent for people.

@@ -1,11 +1,13 @@
 import NexusCore
 import Synchronization
 
-/// Who was seen when. Every one-off request touches its user; someone seen in the
-/// last 60 s is online. Times live in memory, so a request costs no database write, and
-/// are saved in batches (AppServices.saveLastSeen) so "last seen" outlives a restart.
-/// Requests of live clients (`tail -f`) hold leases instead (PresenceLeases.swift).
+/// Who was seen when. Every one-off request touches its user: their "last seen", never
+/// their being online, which only a live client's lease gives (PresenceLeases.swift).
+/// Times live in memory, so a request costs no database write, and are saved in batches
+/// (AppServices.saveLastSeen) so "last seen" outlives a restart.
 final class Presence: Sendable {
+    /// The lease of a live client's request that is not a long poll, and the wait before
+    /// an ended lease is folded into the stored last-seen time.
     static let onlineWindowMs: Int64 = 60_000
     /// How long a live client's user stays online after its last long poll ended: a
     /// `tail -f` renews its poll within this, one that died does not.
@@ -27,16 +29,6 @@ final class Presence: Sendable {
 
     func lastSeen(_ user: Int64) -> Timestamp? {
         state.withLock { $0.seen[user] }
-    }
-
-    /// Users whose last one-off request left the 60 s window in (`since`, `now`].
-    func windowsEnded(since: Timestamp, now: Timestamp) -> [Int64] {
-        state.withLock { state in
-            state.seen.compactMap { user, at in
-                let end = at.milliseconds + Self.onlineWindowMs
-                return end > since.milliseconds && end <= now.milliseconds ? user : nil
-            }
-        }
     }
 
     /// The times not saved yet; they count as saved from now on.

@@ -131,6 +131,8 @@ func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions(), 
     AuthController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     UsersController(users: services.stores.users, services: services).addRoutes(to: authenticated)
     AccountController(users: services.stores.users, services: services).addRoutes(to: authenticated)
+    PictureController(users: services.stores.users, attachments: services.stores.attachments, services: services)
+        .addRoutes(to: authenticated)
     ConversationsController(conversations: services.stores.conversations, services: services)
         .addRoutes(to: authenticated)
     MessagesController(messages: services.stores.messages, services: services).addRoutes(to: authenticated)

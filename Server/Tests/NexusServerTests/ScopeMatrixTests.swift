@@ -36,6 +36,12 @@ struct ScopeMatrixTests {
         Row(route: "PATCH /v1/me", path: "/v1/me", body: #"{"displayName":"Bob {n}"}"#, need: .account),
         Row(route: "POST /v1/me/password", path: "/v1/me/password",
             body: #"{"oldPassword":"correct horse","newPassword":"correct horse","keepSessions":true}"#, need: .account),
+        // `{p}` the name of a complete upload of the holder's owner, the image of "hello".
+        Row(route: "PUT /v1/me/picture", path: "/v1/me/picture", body: #"{"name":"me.png","size":5,"type":"image/png","sha256":"{p}"}"#,
+            need: .account),
+        Row(route: "DELETE /v1/me/picture", path: "/v1/me/picture", need: .account),
+        // `{a}` alice, who has a picture: the directory's, so reading.
+        Row(route: "GET /v1/users/{id}/picture", path: "/v1/users/{a}/picture", need: .read),
         Row(route: "GET /v1/users", path: "/v1/users", need: .read),
         Row(route: "POST /v1/conversations", path: "/v1/conversations", body: #"{"kind":"direct","members":["dave@example.com"]}"#, need: .all),
         Row(route: "GET /v1/conversations", path: "/v1/conversations", need: .read),
@@ -119,6 +125,12 @@ struct ScopeMatrixTests {
             let message = try await api.send(alice.token, to: conversation, localId: "first").response.message.id
             try await api.send(bob.token, to: conversation, localId: "bob-first")
             try await api.sendWithFile(alice.token, to: conversation, localId: "with-file", bytes: "hello")  // seq 3
+            // The same bytes, uploaded in full by bob too (seq 4), and alice's picture.
+            try await api.sendWithFile(bob.token, to: conversation, localId: "bob-file", bytes: "hello")
+            let hello = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+            let picture = try await api.call(
+                .put, "/v1/me/picture", token: alice.token, raw: #"{"name":"a.png","size":5,"type":"image/png","sha256":"\#(hello)"}"#)
+            try #require(picture.status == .ok, "\(picture.text)")
             let counter = Mutex(0)
 
             /// A fresh token of `owner` for `holder`, so a logout or revoke by one call can't
@@ -162,6 +174,7 @@ struct ScopeMatrixTests {
                         .replacingOccurrences(of: "{n}", with: "\(n)").replacingOccurrences(of: "{t}", with: "victim-\(n)")
                         .replacingOccurrences(of: "{b}", with: "victim-\(n)").replacingOccurrences(of: "{h}", with: "victim-\(n)")
                         .replacingOccurrences(of: "{u}", with: upload).replacingOccurrences(of: "{g}", with: "\(group)")
+                        .replacingOccurrences(of: "{p}", with: hello).replacingOccurrences(of: "{a}", with: "\(alice.user.id)")
                 }
                 return (fill(row.path), row.body.map(fill))
             }

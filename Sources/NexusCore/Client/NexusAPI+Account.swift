@@ -11,6 +11,18 @@ extension NexusAPI {
         try call("PATCH", "/v1/me", body: ProfileChangeRequest(displayName: name))
     }
 
+    /// Uploads `file` as attachments go up (resumable, checked by its SHA-256, within the
+    /// server's attachment limit), then makes it the account's picture.
+    public func setPicture(_ file: OutboxFile) throws(UploadFailure) -> User {
+        try upload(file)
+        do { return try call("PUT", "/v1/me/picture", body: file.attachment) } catch { throw .api(error) }
+    }
+
+    /// The account without its picture (none already is fine).
+    public func removePicture() throws(APIError) -> User {
+        try call("DELETE", "/v1/me/picture")
+    }
+
     /// `keepSessions`: the account's other sessions stay signed in; this one always does.
     public func changePassword(old: String, new: String, keepSessions: Bool) throws(APIError) {
         let bytes: Data

@@ -14,11 +14,14 @@ public struct User: Codable, Hashable, Sendable {
     /// When the account was registered. Only the account's own answers and the directory
     /// carry it, and servers before it never sent it: optional so their answers decode.
     public var createdAt: Timestamp?
+    /// The account's picture, in `users` and the account's own answers; absent when none.
+    public var picture: UserPicture?
 
     public init(
         id: Int64, email: String, displayName: String, online: Bool? = nil, lastSeenAt: Timestamp? = nil, bot: Bool? = nil,
-        createdAt: Timestamp? = nil
+        createdAt: Timestamp? = nil, picture: UserPicture? = nil
     ) {
+        self.picture = picture
         self.id = id
         self.email = email
         self.displayName = displayName
@@ -30,6 +33,31 @@ public struct User: Codable, Hashable, Sendable {
 
     /// The display name, with " [bot]" after a bot's, for text output.
     public var shownName: String { bot == true ? displayName + " [bot]" : displayName }
+}
+
+/// A profile picture: an image uploaded as attachments are (`/v1/uploads`, the same size
+/// limit and SHA-256 check), kept as the account's. `url` is its path on the server,
+/// `GET` with any token of the server's users.
+public struct UserPicture: Codable, Hashable, Sendable {
+    public var url: String
+    public var name: String
+    public var size: Int64
+    public var type: String
+    public var sha256: String
+
+    public init(url: String, name: String, size: Int64, type: String, sha256: String) {
+        self.url = url
+        self.name = name
+        self.size = size
+        self.type = type
+        self.sha256 = sha256
+    }
+
+    public init(userId: Int64, _ a: Attachment) {
+        self.init(url: "/v1/users/\(userId)/picture", name: a.name, size: a.size, type: a.type, sha256: a.sha256)
+    }
+
+    public var attachment: Attachment { Attachment(name: name, size: size, type: type, sha256: sha256) }
 }
 
 /// One member's receipt watermarks: every message up to `deliveredSeq` reached one of

@@ -22,7 +22,7 @@ struct AccountController {
         // Cached sessions carry the old name, which the caller's requests would go on using
         // here (other replicas trust theirs for 2 s at most: SessionCache).
         services.sessions?.forget(userId: me.id)
-        return try jsonResponse(services.present(user))
+        return try jsonResponse(services.present(try await users.withPictures([user])[0]))
     }
 
     /// Limited as login is: the old password is a guess like any other.

@@ -55,7 +55,7 @@ struct AuthController {
     /// Read again rather than the session's copy, which has no `createdAt`.
     @Sendable func me(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller.user
-        return try jsonResponse(try await users.user(id: me.id) ?? me)
+        return try jsonResponse(try await users.withPictures([try await users.user(id: me.id) ?? me])[0])
     }
 
     /// A new token, valid for the configured time from now; every login makes one.

@@ -18,6 +18,6 @@ struct UsersController {
             return String(decoding: text._nfcCodeUnits, as: UTF8.self)
         }
         let users = try await users.users(excluding: me.id, search: search)
-        return try jsonResponse(UsersResponse(users: users.map(services.present)))
+        return try jsonResponse(UsersResponse(users: try await self.users.withPictures(users).map(services.present)))
     }
 }

@@ -262,6 +262,20 @@ enum PostgresSchema {
         ],
         // Outgoing hooks choose their events; edits, deletes, reactions and membership are delivered (HookEvents.swift)
         HookSchema.eventsPostgres,
+        [
+            // The account's picture: an upload of its own, which the cleanup of unreferenced
+            // uploads keeps while it is named here (BlobReference).
+            """
+            CREATE TABLE user_pictures (
+                user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                sha256 TEXT NOT NULL,
+                size BIGINT NOT NULL,
+                type TEXT NOT NULL,
+                name TEXT NOT NULL,
+                set_at BIGINT NOT NULL
+            )
+            """,
+        ],
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

@@ -293,5 +293,19 @@ enum SQLiteSchema {
         ],
         // Outgoing hooks choose their events; edits, deletes, reactions and membership are delivered (HookEvents.swift)
         HookSchema.eventsSQLite,
+        [
+            // The account's picture: an upload of its own, which the cleanup of unreferenced
+            // uploads keeps while it is named here (BlobReference).
+            """
+            CREATE TABLE user_pictures (
+                user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                sha256 TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                name TEXT NOT NULL,
+                set_at INTEGER NOT NULL
+            )
+            """,
+        ],
     ]
 }

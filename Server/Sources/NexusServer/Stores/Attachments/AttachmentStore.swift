@@ -32,12 +32,13 @@ protocol AttachmentStore: Sendable {
     func release(user: Int64, sha256: String) async throws -> Bool
 }
 
-/// The test "no message of the uploader names this blob", for both backends: the
-/// `attachments` column is JSON holding each SHA-256 as written, and the UNIQUE
-/// (sender_id, local_id) index narrows the scan to the uploader's messages.
+/// The test "no message of the uploader names this blob, nor is it their picture", for
+/// both backends: the `attachments` column is JSON holding each SHA-256 as written, and
+/// the UNIQUE (sender_id, local_id) index narrows the scan to the uploader's messages.
 enum BlobReference {
     static let unreferenced = """
         NOT EXISTS (SELECT 1 FROM messages m WHERE m.sender_id = uploads.user_id AND m.attachments LIKE '%' || uploads.sha256 || '%')
+        AND NOT EXISTS (SELECT 1 FROM user_pictures p WHERE p.user_id = uploads.user_id AND p.sha256 = uploads.sha256)
         """
 }
 

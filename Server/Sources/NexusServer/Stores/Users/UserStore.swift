@@ -45,6 +45,34 @@ protocol UserStore: Sendable {
 
     /// Stores last-seen times kept in memory, so they outlive a restart.
     func saveLastSeen(_ times: [Int64: Timestamp]) async throws
+
+    /// Makes a complete upload of the account its picture, or (nil) takes the picture away.
+    /// The upload stays while it is named so (BlobReference); replaced, it is cleaned up as
+    /// an unreferenced one.
+    func setPicture(userId: Int64, _ picture: Attachment?, at: Timestamp) async throws
+    /// The pictures of these accounts, by user id; those without one are absent.
+    func pictures(of userIds: [Int64]) async throws -> [Int64: Attachment]
+}
+
+extension UserStore {
+    /// The users with their pictures, for the directory and the account's own answers.
+    func withPictures(_ users: [User]) async throws -> [User] {
+        let pictures = try await pictures(of: users.map(\.id))
+        guard !pictures.isEmpty else { return users }
+        return users.map { u in
+            var u = u
+            u.picture = pictures[u.id].map { UserPicture(userId: u.id, $0) }
+            return u
+        }
+    }
+}
+
+/// A row of user_pictures as an Attachment, on both backends.
+func pictureAttachment(_ row: some StoreRow) throws -> (Int64, Attachment) {
+    (
+        try row.int("user_id") ?? 0,
+        Attachment(name: try row.text("name") ?? "", size: try row.int("size") ?? 0, type: try row.text("type") ?? "", sha256: try row.text("sha256") ?? "")
+    )
 }
 
 /// A user's columns for the directory and the account's own answers (Rows.user).

@@ -47,7 +47,8 @@ extension ConversationsResponse {
         }
         let users = (0..<Int.random(in: 0...10, using: &rng)).map { _ in
             User(id: id(&rng), email: .random(&rng), displayName: .random(&rng), online: maybe(Bool.random(using: &rng), &rng),
-                 lastSeenAt: maybe(time(&rng), &rng), bot: maybe(Bool.random(using: &rng), &rng))
+                 lastSeenAt: maybe(time(&rng), &rng), bot: maybe(Bool.random(using: &rng), &rng), createdAt: maybe(time(&rng), &rng),
+                 picture: maybe(UserPicture(url: .random(&rng), name: .random(&rng), size: id(&rng), type: .random(&rng), sha256: .random(&rng)), &rng))
         }
         return ConversationsResponse(conversations: conversations, users: users)
     }

@@ -109,7 +109,9 @@ struct ConversationsReadingTests {
                                     unreadCount: 0, lastMessageReadBy: nil)
         #expect(Mirror(reflecting: s).children.map(\.label) == ["id", "kind", "name", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt",
                                                                 "unreadCount", "lastMessageReadBy", "lastMessageReaders"])
-        #expect(Mirror(reflecting: User(id: 1, email: "", displayName: "")).children.map(\.label) == ["id", "email", "displayName", "online", "lastSeenAt", "bot", "createdAt"])
+        #expect(Mirror(reflecting: User(id: 1, email: "", displayName: "")).children.map(\.label) == ["id", "email", "displayName", "online", "lastSeenAt", "bot", "createdAt", "picture"])
+        let p = UserPicture(url: "", name: "", size: 0, type: "", sha256: "")
+        #expect(Mirror(reflecting: p).children.map(\.label) == ["url", "name", "size", "type", "sha256"])
         #expect(Mirror(reflecting: ConversationsResponse(conversations: [], users: [])).children.map(\.label) == ["conversations", "users"])
     }
 }

@@ -11,7 +11,7 @@ enum UsersCommand {
             """,
         options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
         requirements: [.session], deliversQueueAfterwards: true,
-        jsonFields: ["id", "email", "displayName", "online", "lastSeenAt", "createdAt"],
+        jsonFields: ["id", "email", "displayName", "online", "lastSeenAt", "createdAt", "picture"],
         examples: [
             ("nexusctl users --search ali --fields email", "find someone's email"),
         ],

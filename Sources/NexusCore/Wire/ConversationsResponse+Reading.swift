@@ -173,6 +173,7 @@ extension User {
         var email = "", displayName = ""
         var online: Bool?, bot: Bool?
         var lastSeenAt: Timestamp?, createdAt: Timestamp?
+        var picture: UserPicture?
         try r.object { r, key throws(JSONByteReader.Unreadable) in
             if r.key(key, is: "id") {
                 try seen.mark(0); id = try r.int64()
@@ -188,11 +189,40 @@ extension User {
                 try seen.mark(5); bot = try r.takeNull() ? nil : r.bool()
             } else if r.key(key, is: "createdAt") {
                 try seen.mark(6); createdAt = try r.takeNull() ? nil : r.timestamp()
+            } else if r.key(key, is: "picture") {
+                try seen.mark(7); picture = try r.takeNull() ? nil : UserPicture.read(&r)
             } else {
                 try r.skipValue()
             }
         }
         guard seen.has(all: 0, 1, 2) else { throw .init() }
-        return User(id: id, email: email, displayName: displayName, online: online, lastSeenAt: lastSeenAt, bot: bot, createdAt: createdAt)
+        return User(
+            id: id, email: email, displayName: displayName, online: online, lastSeenAt: lastSeenAt, bot: bot, createdAt: createdAt,
+            picture: picture)
+    }
+}
+
+extension UserPicture {
+    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> UserPicture {
+        var seen = JSONByteReader.Seen()
+        var url = "", name = "", type = "", sha256 = ""
+        var size: Int64 = 0
+        try r.object { r, key throws(JSONByteReader.Unreadable) in
+            if r.key(key, is: "url") {
+                try seen.mark(0); url = try r.string()
+            } else if r.key(key, is: "name") {
+                try seen.mark(1); name = try r.string()
+            } else if r.key(key, is: "size") {
+                try seen.mark(2); size = try r.int64()
+            } else if r.key(key, is: "type") {
+                try seen.mark(3); type = try r.string()
+            } else if r.key(key, is: "sha256") {
+                try seen.mark(4); sha256 = try r.string()
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard seen.has(all: 0, 1, 2, 3, 4) else { throw .init() }
+        return UserPicture(url: url, name: name, size: size, type: type, sha256: sha256)
     }
 }

@@ -200,6 +200,16 @@ extension User {
         if let lastSeenAt { w.key("lastSeenAt"); w.timestamp(lastSeenAt) }
         if let bot { w.key("bot"); w.bool(bot) }
         if let createdAt { w.key("createdAt"); w.timestamp(createdAt) }
+        if let picture {
+            w.key("picture")
+            w.beginObject()
+            w.key("url"); w.string(picture.url)
+            w.key("name"); w.string(picture.name)
+            w.key("size"); w.int(picture.size)
+            w.key("type"); w.string(picture.type)
+            w.key("sha256"); w.string(picture.sha256)
+            w.endObject()
+        }
         w.endObject()
     }
 }

@@ -87,6 +87,7 @@ extension Backend {
                 WHERE conversation_id = NEW.conversation_id AND kind = 'outgoing' AND revoked_at IS NULL AND disabled_at IS NULL;
             END;
             """,
+        16: "DROP TABLE user_pictures;",
     ]
 
     /// Undoes the SQLite migrations after `version` that `sqliteUndo` knows, and forgets them

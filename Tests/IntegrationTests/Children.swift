@@ -170,20 +170,24 @@ func runToEnd(_ process: Process, stdin: String? = nil) throws -> Result {
     }
     // stdin and stderr on other threads, so no pipe can fill up and stall the child: a
     // filter such as `send --each-line` prints while it still reads.
+    // Threads of their own, not Dispatch's global workers: on Linux there are about as many
+    // as cores, other tests block them, and a reader queued behind them would never drain
+    // the pipe (a test then hangs until its time limit).
     let errBox = DataBox()
-    let group = DispatchGroup()
     let writer = input.fileHandleForWriting
-    // A thread of its own, not one of Dispatch's few workers, which the other tests need.
-    let written = DispatchSemaphore(value: 0)
+    let written = DispatchSemaphore(value: 0), errRead = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
         if let stdin { try? writer.write(contentsOf: Data(stdin.utf8)) }
         try? writer.close()
         written.signal()
     }
     defer { written.wait() }
-    DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+    Thread.detachNewThread {
+        errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+        errRead.signal()
+    }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
+    errRead.wait()
     process.waitUntilExit()
     return Result(
         code: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errBox.data, as: UTF8.self))

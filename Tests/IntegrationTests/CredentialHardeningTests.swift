@@ -3,7 +3,7 @@ import Testing
 
 /// Hardening through the real binaries: passwords stay secret, failed logins are limited,
 /// and tokens expire, each seen the way a user of nexusctl sees it.
-struct HardeningTests {
+struct CredentialHardeningTests {
     /// The password goes in on stdin only. Afterwards it is nowhere: not in nexusd's log at
     /// its most verbose, not under $NEXUS_HOME, not in the database.
     @Test func passwordsNeverAppearInArgvLogsOrTheStore() throws {

@@ -180,7 +180,7 @@ struct HostileTextTests {
 
     /// A hook's output is shown on stderr, and hooks often echo the message: escaped too.
     @Test func hookOutputIsEscaped() throws {
-        let server = try TestServer()
+        let server = try TestServer(logLevel: "debug")
         defer { server.stop() }
         let (alice, bob) = try server.pair()
         #expect(try alice.run(["new", bob.email]).code == 0)
@@ -190,7 +190,8 @@ struct HostileTextTests {
             tail.waitUntilExit()
         }
         #expect(out.wait(timeout: 10) { _ in true })
-        sleep(1)
+        // The tail's long poll is held, so the message wakes it and runs the hook.
+        #expect(server.log.wait { $0.contains { $0.contains("long poll held") } }, "\(server.log.text.suffix(2000))")
         #expect(try alice.run(["send", bob.email, Self.attacks[0].text]).code == 0)
         #expect(err.wait(timeout: 10) { $0.contains("done") }, "\(err.text)")
         #expect(err.text.contains(Self.attacks[0].shown), "\(err.text)")

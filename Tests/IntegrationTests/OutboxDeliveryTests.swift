@@ -5,7 +5,7 @@ import Testing
 /// The outbox promises: nothing lost, nothing duplicated, whatever the network,
 /// a crash or a kill -9 does. Real nexusd, real nexusctl processes.
 @Suite(.harness)
-struct OutboxTests {
+struct OutboxDeliveryTests {
     /// alice and bob on a fresh server, with a direct conversation; returns its id.
     func setUp() throws -> (TestServer, User, User, String) {
         let server = try TestServer()

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 
 /// The product documents' numbers, through the real binaries; typing's 3 s is
-/// checked in nexusd's PeopleTests with a settable clock, smart times in SmartTimeTests.
+/// checked in nexusd's ReceiptsTypingPresenceTests with a settable clock, smart times in SmartTimeTests.
 @Suite(.harness)
 struct SeedNumbersTests {
     @Test func tailWithoutNShowsTheNewest50AndAnEmptyServerSaysNoContacts() throws {
         let server = try TestServer()
+        defer { server.stop() }
         let alice = try User("alice", server: server.url)
         try alice.register(name: "Alice")
         let alone = try alice.run(["users"])

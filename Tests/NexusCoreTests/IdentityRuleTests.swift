@@ -2,7 +2,7 @@ import NexusCore
 import Testing
 
 /// The identity rule both sides share (docs/protocol.md, "Emails and names").
-struct IdentityTests {
+struct IdentityRuleTests {
     @Test func emailsHaveOneForm() {
         #expect(Identity.normalizedEmail("  Bob@Example.COM\t") == "bob@example.com")
         // Decomposed é (e + U+0301) becomes the one precomposed character.

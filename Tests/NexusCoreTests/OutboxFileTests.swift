@@ -2,7 +2,8 @@ import Testing
 import NexusCore
 import Foundation
 
-struct OutboxTests {
+/// The outbox on disk: records folded into entries, compaction, backoff, the session file.
+struct OutboxFileTests {
     @Test func foldsRecordsIntoEntries() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-outbox-\(UUID().uuidString)").path
         let profile = Profile(name: "t", home: home)

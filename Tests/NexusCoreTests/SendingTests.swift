@@ -3,18 +3,22 @@ import NexusCore
 import Testing
 
 /// The sending use case, in-process, against a fake server with injected faults: the one
-/// ordering rule, resolution of messages queued to an email, damaged records.
-struct SendingTests {
+/// ordering rule, resolution of messages queued to an email, damaged records. A class, so
+/// that each test's home folder is removed after it (deinit).
+final class SendingTests {
+    let home: String
     let profile: Profile
     let server = FakeSendingServer()
     let sending: Sending
 
     init() throws {
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-sending-\(UUID().uuidString)").path
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("nexus-sending-\(UUID().uuidString)").path
         profile = Profile(name: "t", home: home)
         try profile.ensureDirectory()
         sending = Sending(profile: profile, api: server)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: home) }
 
     func send(_ texts: [String], to conversation: Int64? = nil, email: String? = nil) throws -> (ids: [String], report: DeliveryReport) {
         let mine = try sending.enqueue(texts, conversationId: conversation, to: email)

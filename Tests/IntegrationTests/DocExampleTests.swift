@@ -86,7 +86,7 @@ struct DocExampleTests {
         try #require(try bob.run(["history", alice.email, "--read"]).code == 0)  // a receipt for alice
         try #require(try bob.run(["send", alice.email, "deploy failed: error 42"]).code == 0)
         let cwd = try makeTempDir("examples")
-        try Data("not really a png".utf8).write(to: URL(fileURLWithPath: cwd + "/graph.png"))
+        for file in ["graph.png", "me.png"] { try Data("not really a png".utf8).write(to: URL(fileURLWithPath: cwd + "/" + file)) }
 
         let examples = try Self.examples()
         #expect(examples.count > 30, "the extraction found too few example lines: \(examples)")

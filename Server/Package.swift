@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nexusd", targets: ["nexusd"]),
+        .executable(name: "nexusd-bench", targets: ["nexusd-bench"]),
         .executable(name: "nexus-bench", targets: ["nexus-bench"]),
         .executable(name: "nexus-soak", targets: ["nexus-soak"]),
         .executable(name: "nexus-peak", targets: ["nexus-peak"]),
@@ -46,8 +47,9 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
-        .executableTarget(
-            name: "nexusd",
+        // nexusd's command line, shared by nexusd and nexusd-bench.
+        .target(
+            name: "NexusdCommand",
             dependencies: [
                 "NexusServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -55,7 +57,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "nexusd", dependencies: ["NexusdCommand"]),
         // `make bench`: the speed and memory figures, against the real binaries.
+        // nexusd-bench: nexusd and the trivial routes the bench measures the limit with.
+        .target(
+            name: "BenchRoutes",
+            dependencies: [
+                "NexusServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ]
+        ),
+        .executableTarget(name: "nexusd-bench", dependencies: ["NexusdCommand", "BenchRoutes"]),
         // Starting and timing child processes, for nexus-bench and nexus-soak.
         .target(name: "BenchSupport"),
         .executableTarget(
@@ -78,6 +91,7 @@ let package = Package(
             name: "NexusServerTests",
             dependencies: [
                 "NexusServer",
+                "BenchRoutes",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

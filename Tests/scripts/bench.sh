@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build -c release --product nexusctl
 swift build -c release --package-path Server --product nexusd
+swift build -c release --package-path Server --product nexusd-bench
 swift build -c release --package-path Server --product nexus-bench
 swift build -c release --package-path Server --product nexus-peak
 work=$(mktemp -d)

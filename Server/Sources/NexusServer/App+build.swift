@@ -20,8 +20,8 @@ public struct ServerConfig: Sendable {
     /// Tests only (`--clock-offset-file`): seconds to add to the clock, read from this
     /// file at each look at it.
     public var clockOffsetFile: String?
-    /// `make bench` only (`--bench-routes`, `--bench-below-hummingbird`): see BenchOptions.
-    public var bench = BenchOptions()
+    /// What a program built on this application adds (nexusd-bench's routes); none in nexusd.
+    package var extensions: [any ServerExtension] = []
     /// The one folder nexusd may create for a SQLite database, and makes 700 at every start.
     /// nexusd sets the default one: any other folder must exist, so a mistyped --db stops it
     /// instead of leaving a new folder tree behind. nil: the database's own (in-process tests).
@@ -78,13 +78,13 @@ public func buildApplication(
     // never reaches the router (docs/protocol.md, "Limits").
     let parserLogger = logger
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: (config.bench.belowHummingbird ? [BelowHummingbird()] : []) + [ParkingHandler(), ParserErrorAnswer(logger: parserLogger)],
+        additionalChannelHandlers: config.extensions.flatMap { $0.channelHandlers() } + [ParkingHandler(), ParserErrorAnswer(logger: parserLogger)],
         idleTimeout: .seconds(limits.idleTimeoutSeconds),
         httpDecoderConfiguration: .init(
             maxHeaderFieldSize: limits.maxHeaderFieldBytes, maxHeaderListSize: limits.maxHeaderBytes,
             maxHeaderFieldCount: limits.maxHeaderCount))
     var app = Application(
-        router: buildRouter(services, bench: config.bench, accessLog: logger),
+        router: buildRouter(services, extensions: config.extensions, accessLog: logger),
         server: config.tls.map { .reloadableTLS(http1, certificates: $0) } ?? .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName, backlog: limits.listenBacklog),
         services: [DatabaseService(services: services), HookDeliveryService(services: services, logger: logger), UploadCleanupService(services: services),
@@ -113,12 +113,12 @@ func offsetClock(_ file: String) -> @Sendable () -> Timestamp {
 }
 
 /// `accessLog`: the logger of the request lines (AccessLog), written at its level.
-func buildRouter(_ services: AppServices, bench: BenchOptions = BenchOptions(), accessLog: Logger? = nil) -> Router<AppRequestContext> {
+func buildRouter(_ services: AppServices, extensions: [any ServerExtension] = [], accessLog: Logger? = nil) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     // Outside ErrorMiddleware, so that it sees the status an error is answered with.
     if let accessLog { router.add(middleware: AccessLog(logger: accessLog)) }
     router.add(middleware: ErrorMiddleware())
-    if bench.routes { BenchRoutes.add(to: router) }
+    for e in extensions { e.addRoutes(to: router) }
     router.get("healthz") { _, _ in
         guard StorageCondition.shared.recentlyFull else { return try jsonResponse(["status": "ok"]) }
         return try jsonResponse(["status": "storage_full"], status: .serviceUnavailable)

@@ -2,8 +2,9 @@ import Hummingbird
 import NIOCore
 import Foundation
 
-struct AppRequestContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
+/// `package`: a ServerExtension's routes are on a router of this context.
+package struct AppRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The peer's IP address, for the per-address login limit; nil in in-process tests.
     /// Worked out when asked: a login asks, and writing it out cost every request.
     var clientAddress: String? { channel?.remoteAddress?.ipAddress }
@@ -14,13 +15,13 @@ struct AppRequestContext: RequestContext {
     /// Set by AccessLog when it writes lines, for the caller's id; nil otherwise.
     var accessNote: AccessNote?
 
-    init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.channel = source.channel
     }
 
     /// Large enough for a 64 KiB message escaped as JSON (up to 6 bytes a byte).
-    var maxUploadSize: Int { 512 * 1024 }
+    package var maxUploadSize: Int { 512 * 1024 }
 }
 
 extension Request {

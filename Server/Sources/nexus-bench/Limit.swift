@@ -3,7 +3,7 @@ import Foundation
 import NexusCore
 
 // The limit row: the same load generator against nexusd's bench-only trivial
-// route (`--bench-routes`, BenchRoutes.swift), so every throughput row can say what
+// route (nexusd-bench, BenchRoutes.swift), so every throughput row can say what
 // fraction of what Hummingbird and this machine can do it reaches, in the same run.
 
 /// Runs `body(client)` on `count` threads at once, each its own keep-alive client, and
@@ -35,7 +35,7 @@ struct PerClient<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// nexusd's two trivial routes under `--bench-routes` (BenchRoutes.swift): Hummingbird's, and
+/// nexusd-bench's two trivial routes (BenchRoutes.swift): Hummingbird's, and
 /// the same answer from below it, which needs `--bench-below-hummingbird` too.
 let limitPath = "/bench/limit", belowHummingbirdPath = "/bench/limit-nio"
 
@@ -49,7 +49,7 @@ func limitRate(url: String, clients: Int, perClient: Int, path: String = limitPa
         let decoder = JSONDecoder()
         for _ in 0..<perClient {
             let response = try! http.request("POST", path, headers: [("Authorization", "Bearer bench")], body: body)
-            precondition(response.status == 201, "the limit route answered \(response.status): is nexusd started with --bench-routes?")
+            precondition(response.status == 201, "the limit route answered \(response.status): is the server nexusd-bench?")
             _ = try! decoder.decode(SendResponse.self, from: Data(response.body))
         }
     }

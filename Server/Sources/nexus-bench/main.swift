@@ -16,8 +16,12 @@ baseEnv["NO_COLOR"] = "1"
 
 // MARK: server
 
-func startServer(db: String, extra: [String] = [], binary: String = nexusd) -> (Spawned, String) {
-    let child = spawn(binary, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error", "--bench-routes"] + extra, env: baseEnv, captureStdout: true)
+/// nexusd-bench, beside nexusd: the same application with the limit's trivial routes
+/// (BenchRoutes.swift), which the servers of this build's rows run.
+let nexusdBench = (nexusd as NSString).deletingLastPathComponent + "/nexusd-bench"
+
+func startServer(db: String, extra: [String] = [], binary: String = nexusdBench) -> (Spawned, String) {
+    let child = spawn(binary, ["--listen", "127.0.0.1:0", "--db", db, "--log-level", "error"] + extra, env: baseEnv, captureStdout: true)
     var line = [UInt8]()
     var byte: UInt8 = 0
     while read(child.stdout!, &byte, 1) == 1 && byte != 10 { line.append(byte) }

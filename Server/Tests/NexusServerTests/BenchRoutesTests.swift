@@ -1,19 +1,17 @@
+import BenchRoutes
 import Testing
 
 @testable import NexusServer
 
-/// The bench's two trivial routes (BenchRoutes.swift): the one below Hummingbird must write
-/// what the routed one writes, or the bench's "Hummingbird's own part" compares two
-/// different answers; and neither exists without `--bench-routes`.
+/// nexusd-bench's two trivial routes (BenchRoutes.swift): the one below Hummingbird must
+/// write what the routed one writes, or the bench's "Hummingbird's own part" compares two
+/// different answers; and neither exists in nexusd.
 @Suite(.timeLimit(.minutes(1)))
 struct BenchRoutesTests {
     static let post = "Host: x\r\nAuthorization: Bearer bench\r\nContent-Length: 2\r\n\r\n{}"
 
     @Test func theAnswerBelowHummingbirdIsTheRoutedOneOnTheSameConnection() async throws {
-        var bench = BenchOptions()
-        bench.routes = true
-        bench.belowHummingbird = true
-        try await withRawServer(limits: ServerLimits(), bench: bench) { port in
+        try await withRawServer(limits: ServerLimits(), extensions: [BenchRoutes(belowHummingbird: true)]) { port in
             let connection = try RawConnection(port: port)
             func answer(_ request: String) async throws -> String {
                 connection.send(request)
@@ -29,11 +27,9 @@ struct BenchRoutesTests {
         }
     }
 
-    /// In production neither; with `--bench-routes` alone, the routed one only.
+    /// In nexusd neither; in nexusd-bench without `--bench-below-hummingbird`, the routed one only.
     @Test(arguments: [false, true]) func withoutTheirFlagsTheyDoNotExist(routes: Bool) async throws {
-        var bench = BenchOptions()
-        bench.routes = routes
-        try await withRawServer(limits: ServerLimits(), bench: bench) { port in
+        try await withRawServer(limits: ServerLimits(), extensions: routes ? [BenchRoutes()] : []) { port in
             for path in routes ? ["/bench/limit-nio"] : ["/bench/limit", "/bench/limit-nio"] {
                 let connection = try RawConnection(port: port)
                 connection.send("POST \(path) HTTP/1.1\r\nConnection: close\r\n" + Self.post)

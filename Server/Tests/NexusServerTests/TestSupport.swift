@@ -85,17 +85,17 @@ func withServer<T: Sendable>(
 /// Runs `body` with the port of a nexusd serving on loopback, for tests that talk over raw
 /// sockets only: the testing framework's own client would not survive the idle timeout.
 func withRawServer<T: Sendable>(
-    limits: ServerLimits, bench: BenchOptions = BenchOptions(), _ body: @Sendable (Int) async throws -> T
+    limits: ServerLimits, extensions: [any ServerExtension] = [], _ body: @Sendable (Int) async throws -> T
 ) async throws -> T {
-    try await withRawServer(limits: limits, bench: bench) { port, _ in try await body(port) }
+    try await withRawServer(limits: limits, extensions: extensions) { port, _ in try await body(port) }
 }
 
 /// The same, with the server's service group, for tests that shut it down themselves.
 func withRawServer<T: Sendable>(
-    limits: ServerLimits, bench: BenchOptions = BenchOptions(), _ body: @Sendable (Int, ServiceGroup) async throws -> T
+    limits: ServerLimits, extensions: [any ServerExtension] = [], _ body: @Sendable (Int, ServiceGroup) async throws -> T
 ) async throws -> T {
     var (config, cleanUp) = try testConfig(limits)
-    config.bench = bench
+    config.extensions = extensions
     defer { cleanUp() }
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)
     let app = try await buildApplication(config, onListening: { _, port in listening.yield(port) })

@@ -17,7 +17,7 @@ func jsonBody<T: Encodable>(_ value: T) throws -> ByteBuffer {
 
 let jsonContentType = "application/json; charset=utf-8"
 
-func jsonHeaders(length: Int) -> HTTPFields {
+package func jsonHeaders(length: Int) -> HTTPFields {
     [.contentType: jsonContentType, .contentLength: String(length)]
 }
 

@@ -3,15 +3,15 @@ import Glibc
 #endif
 
 /// The `server` header's value, for Hummingbird and for parked polls' answers.
-let serverName = "nexusd"
+package let serverName = "nexusd"
 
 /// The `date` header's value (RFC 9110's IMF-fixdate), for answers written without
 /// Hummingbird (ParkedPoll.Answer).
-enum HTTPDate {
+package enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func now() -> String {
+    package static func now() -> String {
         format(time(nil))
     }
 

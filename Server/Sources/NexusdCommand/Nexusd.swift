@@ -6,10 +6,11 @@ import NexusServer
 import NIOCore
 import NIOPosix
 
-/// nexusd: the Nexus sync server.
-@main
-struct Nexusd: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// nexusd: the Nexus sync server. A library, so that nexusd-bench runs the same command
+/// with its routes added (`start(_:extensions:)`; not ArgumentParser's `main`, which
+/// would run an asynchronous command only with an availability annotation).
+package struct Nexusd: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "nexusd",
         abstract: "The Nexus sync server.",
         // One line a paragraph: the help (and the man page made from it) wraps to the
@@ -106,14 +107,9 @@ struct Nexusd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Longest sync long poll, in seconds (0 to 60).", visibility: .hidden))
     var syncWaitCap: Int64 = 60
 
-    // `make bench` only: the trivial routes it measures the limit with.
-    @Flag(help: ArgumentHelp("Add the bench's trivial route (make bench only).", visibility: .hidden))
-    var benchRoutes = false
+    package init() {}
 
-    @Flag(help: ArgumentHelp("Answer the bench's trivial route below Hummingbird too (make bench only).", visibility: .hidden))
-    var benchBelowHummingbird = false
-
-    func validate() throws {
+    package func validate() throws {
         guard Self.parseListen(listen) != nil else {
             throw ValidationError("--listen takes host:port, such as 127.0.0.1:8787 or [::1]:0; got '\(listen)'")
         }
@@ -163,19 +159,21 @@ struct Nexusd: AsyncParsableCommand {
         return overflow ? nil : seconds
     }
 
-    static func main() async {
+    /// `arguments`: the command line without the program's name; `extensions`: what the
+    /// program adds to the application (nexusd adds nothing).
+    package static func start(_ arguments: [String] = Array(CommandLine.arguments.dropFirst()), extensions: [any ServerExtension] = []) async {
         // Run Swift concurrency on NIO's event loop threads: a request then stays on one
         // thread instead of hopping between NIO's and the concurrency pool's.
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         // `make docs`: the man page, from the same declarations as --help.
-        if Array(CommandLine.arguments.dropFirst()) == ["--generate-manual"] {
+        if arguments == ["--generate-manual"] {
             print(manual(), terminator: "")
             return
         }
         do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            var command = try parseAsRoot(arguments)
+            if let nexusd = command as? Nexusd {
+                try await nexusd.run(extensions: extensions)
             } else {
                 try command.run()
             }
@@ -229,7 +227,9 @@ struct Nexusd: AsyncParsableCommand {
         return host.isEmpty ? nil : (host, port)
     }
 
-    func run() async throws {
+    package func run() async throws { try await run(extensions: []) }
+
+    func run(extensions: [any ServerExtension]) async throws {
         LoggingSystem.bootstrap(LogLines.standardError)
         // Whatever nexusd creates is its own user's alone (docs/deploy.md, "Files").
         umask(0o077)
@@ -262,8 +262,7 @@ struct Nexusd: AsyncParsableCommand {
         let scheme = config.tls == nil ? "http" : "https"
         config.dataFolder = (ServerConfig.defaultDatabasePath() as NSString).deletingLastPathComponent
         config.clockOffsetFile = clockOffsetFile
-        config.bench.routes = benchRoutes
-        config.bench.belowHummingbird = benchBelowHummingbird
+        config.extensions = extensions
         let app = try await buildApplication(config, onListening: { host, port in
             let shown = host.contains(":") ? "[\(host)]" : host
             // Unbuffered, so a supervisor or test reading the pipe sees it at once.

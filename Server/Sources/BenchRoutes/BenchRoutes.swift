@@ -1,24 +1,20 @@
 import HTTPTypes
 import Hummingbird
+import NexusServer
 import NIOCore
 import NIOHTTPTypes
 
-/// What `make bench` may switch on in nexusd, by hidden flags; never in production.
-public struct BenchOptions: Sendable {
-    /// `--bench-routes`: the trivial routes below.
-    public var routes = false
-    /// `--bench-below-hummingbird`: the connections also answer `/bench/limit-nio`
-    /// (BelowHummingbird), on a nexusd of its own: the handler sees every request.
-    public var belowHummingbird = false
+/// nexusd-bench's additions to the application (`make bench` only; nexusd has none): a
+/// route that does what every request does in Hummingbird (parse, route, read the body,
+/// answer) and nothing of ours, so the bench can measure the machine's limit with the same
+/// load generator and print each throughput row as a fraction of it.
+package struct BenchRoutes: ServerExtension {
+    /// `--bench-below-hummingbird`: the connections also answer `belowHummingbirdPath`
+    /// (BelowHummingbird), on a nexusd-bench of its own: the handler sees every request.
+    package var belowHummingbird: Bool
 
-    public init() {}
-}
+    package init(belowHummingbird: Bool = false) { self.belowHummingbird = belowHummingbird }
 
-/// `nexusd --bench-routes` (hidden; `make bench` only, never in production): a route
-/// that does what every request does in Hummingbird (parse, route, read the body, answer)
-/// and nothing of ours, so the bench can measure the machine's limit with the same load
-/// generator and print each throughput row as a fraction of it.
-enum BenchRoutes {
     /// The same answer written by `BelowHummingbird`, so the bench can say how much of the
     /// limit route's cost is Hummingbird's own (the 60 µs a message target).
     static let belowHummingbirdPath = "/bench/limit-nio"
@@ -29,14 +25,18 @@ enum BenchRoutes {
         "sentAt":"2026-11-23T12:00:00.000Z","seq":1,"text":"throughput 0"}}
         """)
 
-    static func add(to router: Router<AppRequestContext>) {
+    package func addRoutes(to router: Router<AppRequestContext>) {
         router.post("bench/limit") { request, context -> Response in
             _ = try await request.body.collect(upTo: context.maxUploadSize)
             return Response(
                 status: .created,
-                headers: jsonHeaders(length: answer.readableBytes),
-                body: .init(byteBuffer: answer))
+                headers: jsonHeaders(length: Self.answer.readableBytes),
+                body: .init(byteBuffer: Self.answer))
         }
+    }
+
+    package func channelHandlers() -> [any RemovableChannelHandler] {
+        belowHummingbird ? [BelowHummingbird()] : []
     }
 }
 

@@ -1,0 +1,3 @@
+import NexusdCommand
+
+await Nexusd.start()

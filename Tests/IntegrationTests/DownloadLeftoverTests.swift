@@ -3,7 +3,7 @@ import Testing
 
 /// What a download leaves on disk: nothing after a kill -9 once the next download has run,
 /// and no file name that reads as something else. Real nexusd, real nexusctl.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.serialized, .harness)
 struct DownloadLeftoverTests {
     struct Opened: Decodable {
         struct Conversation: Decodable { var id: Int64 }

@@ -4,7 +4,7 @@ import Testing
 
 /// nexusd as an operator meets it: how it says it can't start, what it logs while it runs
 /// and when it stops, and what `--version` says. The real nexusd and nexusctl.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.harness)
 struct ServerLifeTests {
     @Test func aPortInUseIsSaidInOneLineWithExit1() throws {
         let server = try TestServer()

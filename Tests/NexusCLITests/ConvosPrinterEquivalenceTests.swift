@@ -4,7 +4,8 @@ import Testing
 /// The convos table's fast paths (ASCII cells measured by bytes, previews of plain ASCII
 /// kept as they are, all rows written at once) print exactly what the general code did.
 /// The references below are the code as it was before them.
-@Suite(.timeLimit(.minutes(5)))
+// The clock starts when the run queues a test: the limit bounds the whole run (IntegrationTests/TimeLimit.swift).
+@Suite(.timeLimit(.minutes(15)))
 struct ConvosPrinterEquivalenceTests {
     static let tricky: [String] = [
         "", " ", "plain", " leading", "trailing ", "tab\there", "line\nbreak", "crlf\r\nend", "back\\slash", "C:\\Users\\x",

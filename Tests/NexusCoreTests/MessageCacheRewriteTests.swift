@@ -5,7 +5,8 @@ import Testing
 /// Edit/delete/react speed: a change rewrites only its own line of the cached
 /// segment (the rest go over byte for byte), and a text that looks like a seq key does not
 /// fool it into keeping an old line or changing the wrong one.
-@Suite(.timeLimit(.minutes(5)))
+// The clock starts when the run queues a test: the limit bounds the whole run (IntegrationTests/TimeLimit.swift).
+@Suite(.timeLimit(.minutes(15)))
 struct MessageCacheRewriteTests {
     func message(_ seq: Int64, text: String? = nil) -> Message {
         Message(id: 1_000_000 + seq, conversationId: 1, seq: seq, senderId: 1, localId: "l\(seq)",

@@ -4,7 +4,8 @@ import Testing
 
 /// A delivery's claims read the outbox incrementally (Outbox+ClaimView.swift): each decodes
 /// only the records appended since the last, and a rewritten file is read whole.
-@Suite(.timeLimit(.minutes(5)))
+// The clock starts when the run queues a test: the limit bounds the whole run (IntegrationTests/TimeLimit.swift).
+@Suite(.timeLimit(.minutes(15)))
 struct OutboxClaimViewTests {
     let sending: Sending
 

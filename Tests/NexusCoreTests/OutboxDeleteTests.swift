@@ -6,7 +6,8 @@ import Testing
 /// sent records that carry it (the send, its edits) leave the outbox in the same atomic
 /// rewrite that records the delete, so a delete queued offline already leaves no text behind.
 /// Its acknowledgement is appended without an fsync: lost, the delete goes again, once.
-@Suite(.timeLimit(.minutes(5)))
+// The clock starts when the run queues a test: the limit bounds the whole run (IntegrationTests/TimeLimit.swift).
+@Suite(.timeLimit(.minutes(15)))
 struct OutboxDeleteTests {
     let profile: Profile
     let server = FakeSendingServer()

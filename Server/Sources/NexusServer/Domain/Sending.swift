@@ -38,43 +38,32 @@ struct Sending {
     /// in order.
     func batch(_ items: [BatchItem], caller: Caller) async throws -> [BatchResult] {
         let me = caller.user
-        var results = [BatchResult?](repeating: nil, count: items.count)
-        var accepted: [(index: Int, message: NewMessage)] = []
-        var members: [Int64: [Int64]] = [:]
-        for (index, item) in items.enumerated() {
-            do {
-                if members[item.conversationId] == nil {
-                    members[item.conversationId] = try await services.members(of: item.conversationId, viewer: me.id)
-                }
-                // Each item on its own: one outside the token's conversations is refused alone.
-                try caller.access.check(.send, conversation: item.conversationId)
-                try MessageRules.validate(SendRequest(localId: item.localId, text: item.text, replyTo: item.replyTo, attachments: item.attachments))
-                let attachments = item.attachments ?? []
-                try await MessageRules.check(attachments, sender: me.id, store: services.stores.attachments)
-                accepted.append((index, NewMessage(
-                    conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text, replyTo: item.replyTo,
-                    attachments: attachments)))
-            } catch let error as APIError {
-                results[index] = MessageRules.rejected(item.localId, error)
-            }
+        var admission = try await BatchAdmission(items, caller: caller, services: services) { item in
+            try MessageRules.validate(SendRequest(localId: item.localId, text: item.text, replyTo: item.replyTo, attachments: item.attachments))
+            let attachments = item.attachments ?? []
+            try await MessageRules.check(attachments, sender: me.id, store: services.stores.attachments)
+            return NewMessage(
+                conversationId: item.conversationId, senderId: me.id, localId: item.localId, text: item.text, replyTo: item.replyTo,
+                attachments: attachments)
         }
-        let outcomes = try await services.stores.messages.send(accepted.map(\.message))
+        let accepted = admission.accepted
+        let outcomes = try await services.stores.messages.send(accepted.map(\.value))
         var created: [Message] = []
         for ((index, message), outcome) in zip(accepted, outcomes) {
             switch outcome {
             case .created(let stored):
                 created.append(stored)
-                results[index] = BatchResult(localId: message.localId, status: .created, message: stored)
+                admission.results[index] = BatchResult(localId: message.localId, status: .created, message: stored)
             case .duplicate(let stored) where stored.conversationId != message.conversationId:
-                results[index] = MessageRules.rejected(message.localId, MessageRules.localIdReused)
+                admission.results[index] = MessageRules.rejected(message.localId, MessageRules.localIdReused)
             case .duplicate(let stored):
-                results[index] = BatchResult(localId: message.localId, status: .duplicate, message: stored)
+                admission.results[index] = BatchResult(localId: message.localId, status: .duplicate, message: stored)
             case .notMember:  // removed since the check above
-                results[index] = MessageRules.rejected(message.localId, APIError.conversationNotFound)
+                admission.results[index] = MessageRules.rejected(message.localId, APIError.conversationNotFound)
             }
         }
         try await published(created)
-        return results.map { $0! }
+        return admission.results.map { $0! }
     }
 
     /// An incoming hook's texts, sent as its bot; `key` makes a retried post send nothing

@@ -56,6 +56,17 @@ final class FakeSendingServer: SendingAPI {
         }
     }
 
+    // What the sending tests never reach: whose the account is, membership changes, files.
+    func me() throws(APIError) -> User { throw .badResponse("this fake knows no account") }
+
+    func changeMembership(_ entry: OutboxEntry) throws(APIError) -> MembershipResponse {
+        throw .badResponse("this fake takes no membership changes")
+    }
+
+    func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure) {
+        throw .api(.badResponse("this fake takes no uploads"))
+    }
+
     func sendBatch(_ items: [BatchItem]) throws(APIError) -> [BatchResult] {
         try fault()
         batches.append(items)

@@ -11,13 +11,6 @@ extension Sending {
     }
 }
 
-extension SendingAPI {
-    /// For fakes that predate membership changes.
-    public func changeMembership(_ entry: OutboxEntry) throws(APIError) -> MembershipResponse {
-        throw .badResponse("this API takes no membership changes")
-    }
-}
-
 extension OutboxDelivery {
     /// One membership change as a batch result: the server's refusals (4xx but 401 and
     /// 429) are the entry's own, as a rejected item of a batch is; anything else stops the

@@ -15,16 +15,4 @@ public protocol SendingAPI: AnyObject {
     func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure)
 }
 
-extension SendingAPI {
-    /// For fakes that never need to say whose they are.
-    public func me() throws(APIError) -> User {
-        throw .badResponse("this API knows no account")
-    }
-
-    /// For fakes that carry no files.
-    public func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure) {
-        throw .api(.badResponse("this API takes no uploads"))
-    }
-}
-
 extension NexusAPI: SendingAPI {}

@@ -11,6 +11,8 @@ let commit = Context.environment["NEXUS_COMMIT"] ?? ""
 let package = Package(
     name: "nexus",
     products: [
+        // What nexusd and nexusctl share: the wire types, limits, timestamps, JSON, identity rules.
+        .library(name: "NexusWire", targets: ["NexusWire"]),
         .library(name: "NexusCore", targets: ["NexusCore"]),
         .executable(name: "nexusctl", targets: ["nexusctl"]),
     ],
@@ -24,7 +26,8 @@ let package = Package(
         .target(name: "CNexusBuild", cSettings: [.define("NEXUS_COMMIT", to: "\"\(commit)\"")]),
         .plugin(name: "GitCommit", capability: .buildTool(), path: "Sources/GitCommit"),
         .target(name: "NexusBuild", plugins: ["GitCommit"]),
-        .target(name: "NexusCore", dependencies: ["COpenSSL", "LibC", "CNexusBuild", "NexusBuild"]),
+        .target(name: "NexusWire", dependencies: ["LibC", "CNexusBuild", "NexusBuild"]),
+        .target(name: "NexusCore", dependencies: ["NexusWire", "COpenSSL", "LibC"]),
         .target(name: "NexusCLI", dependencies: ["NexusCore", "LibC"]),
         // glibc's malloc set for short-lived commands, from nexusctl's first line.
         .target(name: "CMallocTuning"),

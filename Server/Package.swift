@@ -31,7 +31,7 @@ let package = Package(
         .target(
             name: "NexusServer",
             dependencies: [
-                .product(name: "NexusCore", package: "nexus"),
+                .product(name: "NexusWire", package: "nexus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -52,6 +52,7 @@ let package = Package(
             name: "NexusdCommand",
             dependencies: [
                 "NexusServer",
+                .product(name: "NexusWire", package: "nexus"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -92,6 +93,9 @@ let package = Package(
             dependencies: [
                 "NexusServer",
                 "BenchRoutes",
+                .product(name: "NexusWire", package: "nexus"),
+                // The client's view of a conversation list, to compare the server's with.
+                .product(name: "NexusCore", package: "nexus"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

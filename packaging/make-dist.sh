@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${DIST:-dist}
 export NEXUS_COMMIT=${NEXUS_COMMIT:-$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)}
-version=$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/NexusCore/Wire/BuildInfo.swift)
+version=$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/NexusWire/BuildInfo.swift)
 arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
 machine=$(uname -m)
 

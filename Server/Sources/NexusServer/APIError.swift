@@ -1,6 +1,6 @@
 import Hummingbird
 import Logging
-import NexusCore
+import NexusWire
 import NIOCore
 import NIOHTTP1
 import Foundation

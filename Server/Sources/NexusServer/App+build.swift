@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import NexusCore
+import NexusWire
 import Logging
 import NIOCore
 import ServiceLifecycle

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Ending what a token holds when it stops working (CredentialWatch).
 extension AppServices {

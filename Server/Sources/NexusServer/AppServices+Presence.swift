@@ -1,7 +1,7 @@
 import Hummingbird
 import HTTPTypes
 import ServiceLifecycle
-import NexusCore
+import NexusWire
 
 extension AppServices {
     /// The header a live client (`tail -f`, `convos -f`, `send --each-line`) names itself in.

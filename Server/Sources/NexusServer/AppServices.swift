@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// What the controllers share: the stores and the in-memory helpers around them.

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Every whole number in a request's path or query is read here, into the range its use
 /// allows, so nothing past this edge sees Int64.max or a negative count; a value outside

@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-import NexusCore
+import NexusWire
 
 /// Whether a write was refused for want of space lately, for /healthz. A full disk has no
 /// "fixed" event to wait for: writes simply succeed again once space returns, so the

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import NexusCore
+import NexusWire
 
 /// nexusd(1), made from the same declarations as `nexusd --help` (`make docs` writes
 /// docs/nexusd.1 with the hidden `nexusd --generate-manual`), so the two never drift.

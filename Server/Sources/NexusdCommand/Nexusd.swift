@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NexusCore
+import NexusWire
 import NexusServer
 import NIOCore
 import NIOPosix

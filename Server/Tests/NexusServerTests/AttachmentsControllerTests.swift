@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+import NexusWire
 import Synchronization
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

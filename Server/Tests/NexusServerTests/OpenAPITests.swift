@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

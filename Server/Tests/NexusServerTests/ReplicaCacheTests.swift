@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NexusCore
+import NexusWire
 import PostgresNIO
 import Synchronization
 import Testing

@@ -1,5 +1,5 @@
 import HTTPTypes
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

@@ -3,7 +3,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOPosix
-import NexusCore
+import NexusWire
 import SQLiteNIO
 import Testing
 

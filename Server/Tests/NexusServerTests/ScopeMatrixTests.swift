@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import NexusCore
+import NexusWire
 import Synchronization
 import Testing
 

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 import HTTPTypes
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import NexusCore
+import NexusWire
 import Synchronization
 import Testing
 

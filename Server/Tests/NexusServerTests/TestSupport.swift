@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import NexusCore
+import NexusWire
 import Logging
 import ServiceLifecycle
 import Synchronization

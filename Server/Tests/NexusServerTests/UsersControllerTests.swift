@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+import NexusWire
 import Testing
 
 @testable import NexusServer

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NexusCore
+import NexusWire
 import NIOPosix
 import Testing
 

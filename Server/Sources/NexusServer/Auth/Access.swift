@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// What an endpoint needs of the caller's token (docs/tokens.md has the table).
 enum Permission: Sendable {

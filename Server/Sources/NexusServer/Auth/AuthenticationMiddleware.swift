@@ -1,6 +1,6 @@
 import HTTPTypes
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Who made a request: set by AuthenticationMiddleware before any handler behind it runs.
 struct Caller: Sendable {

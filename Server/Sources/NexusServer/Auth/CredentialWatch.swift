@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// The token behind a held long poll, as it was when the poll came.

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// The identity rule (NexusCore's Identity) applied to request fields, as 400s that name
 /// the problem. Every lookup by email goes through `email`, so stored emails and the ones

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// Failed logins over a sliding window, counted three ways, so that guessing is slow but a

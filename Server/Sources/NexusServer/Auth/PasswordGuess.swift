@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 extension AppServices {
     /// A password typed for `email` (a login, or the old one of a change), taken as a guess:

@@ -1,5 +1,5 @@
 import Crypto
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// Bearer tokens: 256 random bits, shown to the client once. The database keeps only

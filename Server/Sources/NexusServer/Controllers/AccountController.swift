@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// The caller's own account: its profile and its password. A session only (not an access
 /// token), so a leaked token can't take the account over.

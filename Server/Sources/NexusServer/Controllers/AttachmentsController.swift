@@ -2,7 +2,7 @@ import Crypto
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// Uploads (resumable, in chunks, checked by SHA-256 before the last chunk is

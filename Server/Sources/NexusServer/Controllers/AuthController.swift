@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// register, login, logout and who-am-I.
 struct AuthController {

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 extension AppServices {
     /// A bot joins a conversation only through its owner, whether a group is being created

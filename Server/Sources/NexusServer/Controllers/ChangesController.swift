@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Changes to sent messages (Changing): one endpoint takes a list, as outbox flushes send
 /// them, with one answer per item.

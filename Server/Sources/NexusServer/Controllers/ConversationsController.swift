@@ -1,6 +1,6 @@
 import Hummingbird
 import NIOCore
-import NexusCore
+import NexusWire
 
 /// Opening (Opening) and listing conversations.
 struct ConversationsController {

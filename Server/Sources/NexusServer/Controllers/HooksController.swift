@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Managing one's webhooks: create, list, revoke, and an outgoing hook's delivery attempts.
 struct HooksController {

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// POST /v1/hooks/in/<secret>: post into a conversation without nexusctl, as the hook's
 /// bot. No login: the secret in the URL is the credential, so an unknown or revoked one

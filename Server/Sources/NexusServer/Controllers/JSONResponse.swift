@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import NexusCore
+import NexusWire
 import NIOCore
 
 /// Encodes a wire type as the JSON body of a response with the given status.

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// A group's members: listing them, and adding, removing, leaving and renaming
 /// (MembershipChanges).

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Sending into a conversation and reading its messages.
 struct MessagesController {

@@ -1,6 +1,6 @@
 import HTTPTypes
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// The account's picture: an image uploaded as an attachment is (`/v1/uploads`: the same
 /// size limit and SHA-256 check), named as the account's own. Setting it is the account's

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// A live client's goodbye: `nexusctl` says it when it exits cleanly, so its user goes
 /// offline at once instead of after the grace.

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Receipts (delivered and read watermarks), message status, and typing.
 struct ReceiptsController {

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Full-text search over the messages of the caller's conversations.
 struct SearchController {

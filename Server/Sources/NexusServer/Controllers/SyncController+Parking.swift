@@ -1,7 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
-import NexusCore
+import NexusWire
 
 /// Long polls parked in their connections' pipelines (ParkedPoll, ParkingHandler).
 extension SyncController {

@@ -1,6 +1,6 @@
 import Hummingbird
 import NIOCore
-import NexusCore
+import NexusWire
 
 extension SyncController {
     /// A held long poll of a live client, ended when the poll answers or its client goes away.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import NexusCore
+import NexusWire
 
 /// The long-poll feed: everything a user should see, after a cursor.
 struct SyncController {

@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// Access tokens and bots (docs/tokens.md). Only a session manages them: a leaked token
 /// must not be able to mint more.

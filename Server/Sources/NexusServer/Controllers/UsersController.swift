@@ -1,5 +1,5 @@
 import Hummingbird
-import NexusCore
+import NexusWire
 
 /// The user directory.
 struct UsersController {

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// An item of an outbox flush: a message (BatchItem) or a change (ChangeItem).
 protocol BatchEntry {

@@ -1,5 +1,5 @@
 import Logging
-import NexusCore
+import NexusWire
 
 /// Changes to sent messages, as outbox flushes send them: edits and deletes by their
 /// sender, reactions by any member. Applied in order, each once per localId.

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// A group's members after its creation: adding, removing, leaving and renaming. Any
 /// member may add, remove and rename, and anyone may leave (docs/protocol.md, "Group

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// What a message, a change or a membership change must be before it is stored; the same
 /// for every way in (a send, a batch, an incoming hook, an outbox's changes).

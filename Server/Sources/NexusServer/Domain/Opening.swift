@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Opening a conversation: the direct one of two people (the same one each time), or a
 /// new group.

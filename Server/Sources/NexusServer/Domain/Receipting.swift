@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Receipts (delivered and read watermarks) and typing.
 struct Receipting {

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Storing messages: one sent by a member, a batch from an outbox flush, or an incoming
 /// hook's post as its bot. Each is checked the same way and published once committed.

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// What one commit made durable: the one description every effect after a commit follows.

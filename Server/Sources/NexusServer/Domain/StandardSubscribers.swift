@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Drops cached members of conversations whose members changed, before anyone is woken to
 /// read them.

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Prometheus Alertmanager's webhook payload (version 4), and how each alert reads as a
 /// message: the state first, in capitals, then what and where, then the summary, so a

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
-import NexusCore
+import NexusWire
 import ServiceLifecycle
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// Webhooks' tunables. The defaults are the documented behaviour (docs/webhooks.md); the

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import PostgresNIO
 
 /// The cluster bus over PostgreSQL's LISTEN/NOTIFY, on `channel`. Feed notes are sent

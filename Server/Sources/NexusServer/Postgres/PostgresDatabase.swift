@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import NexusCore
+import NexusWire
 import PostgresNIO
 
 /// The backend for several nexusd replicas: one PostgreSQL database, reached through

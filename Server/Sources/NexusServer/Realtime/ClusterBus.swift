@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// What nexusd replicas tell each other about what lives in memory: which feeds moved
 /// (so held long-polls wake on every replica) and who is typing. A single SQLite

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// Who was seen when. Every one-off request touches its user: their "last seen", never

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// This replica's side of the leases of live clients (Stores/Presence): the long polls it

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import NexusCore
+import NexusWire
 import SQLiteNIO
 import Synchronization
 

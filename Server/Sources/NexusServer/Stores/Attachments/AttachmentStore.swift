@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import NexusCore
+import NexusWire
 
 /// Uploads and the files they become: one per (uploader, SHA-256). The bookkeeping
 /// (size, bytes acknowledged, done) is a table on both backends; the bytes live in a

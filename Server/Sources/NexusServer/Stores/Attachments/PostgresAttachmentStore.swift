@@ -1,6 +1,6 @@
 import Hummingbird
 import NIOCore
-import NexusCore
+import NexusWire
 import PostgresNIO
 
 /// PostgreSQL mode: the bytes in the database, in `upload_chunks` rows of about 2 MiB

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOPosix
-import NexusCore
+import NexusWire
 import SQLiteNIO
 
 /// SQLite mode: the bookkeeping in the `uploads` table, the bytes in a blob folder beside

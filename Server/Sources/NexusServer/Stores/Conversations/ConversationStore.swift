@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Conversations and their membership. Reads take the viewer and answer nil for a
 /// non-member, so no controller can forget the membership check.

@@ -1,6 +1,6 @@
 import Dispatch
 import NIOPosix
-import NexusCore
+import NexusWire
 import Synchronization
 // SQLiteNIO's own SQLite, for the error a stopped thread gives.
 import VaporCSQLite

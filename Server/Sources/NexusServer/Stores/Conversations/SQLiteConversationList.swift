@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// The conversation list on SQLite, read through SQLiteReadConnection and written straight
 /// into JSONWriter: the same bytes as `ConversationsResponse.jsonBytes()` of the list

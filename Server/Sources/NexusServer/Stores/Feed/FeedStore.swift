@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Each user's feed: the events of their conversations, after a sync cursor.
 protocol FeedStore: Sendable {

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// What an outgoing hook is sent (docs/webhooks.md): each kind a hook can choose with
 /// `--events`, and the event names its deliveries carry.

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Where an incoming hook posts: found by the hash of the secret in its URL.
 struct IncomingHookTarget: Sendable {

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NexusCore
+import NexusWire
 
 /// A membership change, as the controller checked it: who may do it, and the users it names.
 struct MembershipChange: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+import NexusWire
 
 /// A change to a sent message, as the changes endpoint hands it to the store: the item has
 /// passed the checks that need no database (its text, its emoji, the caller's membership).

@@ -1,5 +1,5 @@
 import NIOCore
-import NexusCore
+import NexusWire
 import PostgresNIO
 
 struct PostgresMessageChangeStore: MessageChangeStore {

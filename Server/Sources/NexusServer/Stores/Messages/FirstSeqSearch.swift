@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// The seq of the first message sent at or after `time`, by binary search over seqs with
 /// point lookups on the (conversation, seq) index: about 20 of them for a million

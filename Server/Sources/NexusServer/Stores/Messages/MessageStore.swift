@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// A message to store, as the send endpoint hands it to the store.
 struct NewMessage: Sendable {

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOPosix
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// Group commit for single sends on PostgreSQL, as SQLite's writer has one. Every

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import SQLiteNIO
 
 struct SQLiteMessageStore: MessageStore {

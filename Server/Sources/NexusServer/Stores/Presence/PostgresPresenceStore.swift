@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import PostgresNIO
 
 /// Leases in the shared database, so a `tail -f` held on one replica keeps its user

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// A client process that keeps its user online while it lives (`tail -f`, `convos -f`,
 /// `send --each-line`): it names itself in the `Nexus-Presence` header, and its lease is

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import Synchronization
 
 /// Leases in memory: SQLite means one nexusd process, so there is nobody to share them

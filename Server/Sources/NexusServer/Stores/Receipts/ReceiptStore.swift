@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// Delivered and read watermarks, and when each member's marks first reached a message.
 protocol ReceiptStore: Sendable {

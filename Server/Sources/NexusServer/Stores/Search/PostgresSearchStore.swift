@@ -1,5 +1,5 @@
 import NIOCore
-import NexusCore
+import NexusWire
 import PostgresNIO
 
 /// Search on PostgreSQL: the generated column `messages.search` (a tsvector with the

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import SQLiteNIO
 
 /// Search on SQLite: the FTS5 table `messages_fts` (see SQLiteSchema), an external-content

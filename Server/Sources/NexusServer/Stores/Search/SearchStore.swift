@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// One search as the stores run it: the query, whose conversations, and the filters.
 struct SearchScope: Sendable {

@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 /// An access token to store: whose, what it may do, and its hash (never the secret).
 struct NewAccessToken: Sendable {

@@ -1,5 +1,5 @@
 import Logging
-import NexusCore
+import NexusWire
 
 /// What start-up does to rows stored before the identity rule (NexusCore's Identity), the
 /// same on both backends (docs/deploy.md, "Emails and names from before the rule"):

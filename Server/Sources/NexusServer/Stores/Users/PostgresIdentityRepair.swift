@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 import PostgresNIO
 
 extension PostgresDatabase {

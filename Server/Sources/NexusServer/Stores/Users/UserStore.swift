@@ -1,4 +1,4 @@
-import NexusCore
+import NexusWire
 
 struct Credentials: Sendable {
     var user: User

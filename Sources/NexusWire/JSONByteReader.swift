@@ -6,38 +6,39 @@
 /// character in a string, bytes that are not UTF-8, a repeated key). The caller then
 /// decodes the same bytes with JSONDecoder, which returns the same value or the error, so
 /// the wire format keeps one definition: the Codable types.
-struct JSONByteReader {
+package struct JSONByteReader {
     /// Not an error to show anyone: the signal to decode with JSONDecoder instead.
-    struct Unreadable: Error {}
+    package struct Unreadable: Error { package init() {} }
 
     /// Which fields an object had, so a repeated key (whose meaning JSONDecoder decides) and
     /// a missing required one are noticed.
-    struct Seen {
+    package struct Seen {
         var bits: UInt32 = 0
-        mutating func mark(_ field: UInt32) throws(Unreadable) {
+        package init() {}
+        package mutating func mark(_ field: UInt32) throws(Unreadable) {
             guard bits & (1 << field) == 0 else { throw .init() }
             bits |= 1 << field
         }
-        func has(all fields: UInt32...) -> Bool { fields.allSatisfy { bits & (1 << $0) != 0 } }
+        package func has(all fields: UInt32...) -> Bool { fields.allSatisfy { bits & (1 << $0) != 0 } }
     }
 
-    let b: UnsafeBufferPointer<UInt8>
-    var i = 0
+    package let b: UnsafeBufferPointer<UInt8>
+    package var i = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.b = bytes }
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) { self.b = bytes }
 
     /// The value `read` makes of all of `bytes` (white space around it allowed); nil when
     /// it gives up or bytes follow the value.
-    static func whole<Value>(_ bytes: UnsafeBufferPointer<UInt8>, _ read: (inout JSONByteReader) throws(Unreadable) -> Value) -> Value? {
+    package static func whole<Value>(_ bytes: UnsafeBufferPointer<UInt8>, _ read: (inout JSONByteReader) throws(Unreadable) -> Value) -> Value? {
         var r = JSONByteReader(bytes)
         guard let value = try? read(&r) else { return nil }
         r.skipSpace()
         return r.atEnd ? value : nil
     }
 
-    var atEnd: Bool { i >= b.count }
+    package var atEnd: Bool { i >= b.count }
 
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while i < b.count {
             let c = b[i]
             guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
@@ -46,26 +47,26 @@ struct JSONByteReader {
     }
 
     /// The next byte after white space, not consumed.
-    mutating func peek() throws(Unreadable) -> UInt8 {
+    package mutating func peek() throws(Unreadable) -> UInt8 {
         skipSpace()
         guard i < b.count else { throw Unreadable() }
         return b[i]
     }
 
-    mutating func expect(_ c: UInt8) throws(Unreadable) {
+    package mutating func expect(_ c: UInt8) throws(Unreadable) {
         guard try peek() == c else { throw Unreadable() }
         i += 1
     }
 
     /// Consumes `c` when it comes next.
-    mutating func take(_ c: UInt8) throws(Unreadable) -> Bool {
+    package mutating func take(_ c: UInt8) throws(Unreadable) -> Bool {
         guard try peek() == c else { return false }
         i += 1
         return true
     }
 
     /// Consumes `null` when it comes next: an optional field's nil.
-    mutating func takeNull() throws(Unreadable) -> Bool {
+    package mutating func takeNull() throws(Unreadable) -> Bool {
         guard try peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
         return true
@@ -88,7 +89,7 @@ struct JSONByteReader {
 
     /// Reads `{`, then calls `field` with each key's bytes (the reader is then at the value,
     /// which `field` must read or skip), up to `}`.
-    mutating func object(_ field: (inout JSONByteReader, Range<Int>) throws(Unreadable) -> Void) throws(Unreadable) {
+    package mutating func object(_ field: (inout JSONByteReader, Range<Int>) throws(Unreadable) -> Void) throws(Unreadable) {
         try expect(UInt8(ascii: "{"))
         if try take(UInt8(ascii: "}")) { return }
         repeat {
@@ -100,7 +101,7 @@ struct JSONByteReader {
     }
 
     /// Reads `[`, calls `element` for each element, up to `]`.
-    mutating func array(_ element: (inout JSONByteReader) throws(Unreadable) -> Void) throws(Unreadable) {
+    package mutating func array(_ element: (inout JSONByteReader) throws(Unreadable) -> Void) throws(Unreadable) {
         try expect(UInt8(ascii: "["))
         if try take(UInt8(ascii: "]")) { return }
         repeat { try element(&self) } while try take(UInt8(ascii: ","))
@@ -125,7 +126,7 @@ struct JSONByteReader {
 
     /// True when the key's bytes spell `name`.
     @inline(__always)
-    func key(_ key: Range<Int>, is name: StaticString) -> Bool {
+    package func key(_ key: Range<Int>, is name: StaticString) -> Bool {
         guard key.count == name.utf8CodeUnitCount else { return false }
         let p = name.utf8Start
         for k in 0..<key.count where b[key.lowerBound + k] != p[k] { return false }
@@ -134,7 +135,7 @@ struct JSONByteReader {
 
     // MARK: Values
 
-    mutating func int64() throws(Unreadable) -> Int64 {
+    package mutating func int64() throws(Unreadable) -> Int64 {
         skipSpace()
         var negative = false
         if i < b.count, b[i] == UInt8(ascii: "-") {
@@ -160,13 +161,13 @@ struct JSONByteReader {
         return -value
     }
 
-    mutating func int() throws(Unreadable) -> Int {
+    package mutating func int() throws(Unreadable) -> Int {
         let v = try int64()
         guard let n = Int(exactly: v) else { throw Unreadable() }
         return n
     }
 
-    mutating func bool() throws(Unreadable) -> Bool {
+    package mutating func bool() throws(Unreadable) -> Bool {
         switch try peek() {
         case UInt8(ascii: "t"): try literal("true"); return true
         case UInt8(ascii: "f"): try literal("false"); return false
@@ -174,7 +175,7 @@ struct JSONByteReader {
         }
     }
 
-    mutating func timestamp() throws(Unreadable) -> Timestamp {
+    package mutating func timestamp() throws(Unreadable) -> Timestamp {
         // A time is plain ASCII between quotes: read from the bytes, without a String.
         let save = i
         try expect(UInt8(ascii: "\""))
@@ -191,7 +192,7 @@ struct JSONByteReader {
         return t
     }
 
-    mutating func string() throws(Unreadable) -> String {
+    package mutating func string() throws(Unreadable) -> String {
         try expect(UInt8(ascii: "\""))
         let start = i
         // The common case: no escapes, so the bytes are the string's; and when they are all
@@ -275,7 +276,7 @@ struct JSONByteReader {
 
     /// Skips a value of a field not read (JSONDecoder ignores unknown keys), checking it is
     /// well-formed as JSONDecoder would.
-    mutating func skipValue(depth: Int = 0) throws(Unreadable) {
+    package mutating func skipValue(depth: Int = 0) throws(Unreadable) {
         guard depth < 64 else { throw Unreadable() }
         switch try peek() {
         case UInt8(ascii: "\""): _ = try string()

@@ -25,7 +25,7 @@ public struct FeedCursor: Hashable, Sendable, CustomStringConvertible {
     /// "ID" or "ID CHECK", the form a saved position takes on disk.
     public var description: String { check.map { "\(id) \($0)" } ?? "\(id)" }
 
-    static func words(_ text: String) -> [Substring] {
+    package static func words(_ text: String) -> [Substring] {
         text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
     }
 

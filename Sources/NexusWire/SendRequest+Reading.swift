@@ -10,7 +10,7 @@ extension SendRequest {
         JSONByteReader.whole(bytes.assumingMemoryBound(to: UInt8.self)) { r throws(JSONByteReader.Unreadable) in try read(&r) }
     }
 
-    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> SendRequest {
+    package static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> SendRequest {
         var seen = JSONByteReader.Seen()
         var localId = "", text = ""
         var replyTo: Int64?
@@ -39,7 +39,7 @@ extension SendRequest {
 }
 
 extension Attachment {
-    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> Attachment {
+    package static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> Attachment {
         var seen = JSONByteReader.Seen()
         var name = "", type = "", sha256 = ""
         var size: Int64 = 0

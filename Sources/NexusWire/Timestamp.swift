@@ -36,7 +36,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// The same from the bytes (the conversation list reads twenty thousand times this way).
-    init?(iso8601 b: UnsafeBufferPointer<UInt8>) {
+    package init?(iso8601 b: UnsafeBufferPointer<UInt8>) {
         func num(_ at: Int, _ len: Int) -> Int? {
             guard at + len <= b.count else { return nil }
             var v = 0
@@ -95,8 +95,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z.
-    static let earliest: Int64 = days(fromCivil: 0, 1, 1) * 86_400_000
-    static let latest: Int64 = days(fromCivil: 10000, 1, 1) * 86_400_000 - 1
+    package static let earliest: Int64 = days(fromCivil: 0, 1, 1) * 86_400_000
+    package static let latest: Int64 = days(fromCivil: 10000, 1, 1) * 86_400_000 - 1
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()

@@ -27,11 +27,12 @@ struct GracefulShutdownTests {
             let started = Date()
             await group.triggerGracefulShutdown()
             for poll in polls {
-                let answered = try #require(await poll.readUntilClosed(timeout: 10), "held through the shutdown")
+                let answered = try #require(await poll.readUntilClosed(timeout: 20), "held through the shutdown")
                 #expect(answered.hasPrefix("HTTP/1.1 200"))
             }
             let took = Date().timeIntervalSince(started)
-            #expect(took < 3, "answered \(took) s after the shutdown began; their wait was 30 s")
+            // Far below the 30 s wait, with room for a busy machine.
+            #expect(took < 10, "answered \(took) s after the shutdown began; their wait was 30 s")
         }
     }
 }

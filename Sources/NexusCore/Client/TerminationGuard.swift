@@ -93,8 +93,13 @@ public enum TerminationGuard {
         }
     }
 
+    /// Run just before a signal ends the process, from the handler or the farewell thread,
+    /// so it must be async-signal-safe: a full-screen command puts the terminal back there.
+    nonisolated(unsafe) public static var beforeEnd: (@convention(c) () -> Void)?
+
     /// The default action of `signal`, so the parent sees the process killed by it.
     static func endProcess(_ sig: Int32) -> Never {
+        beforeEnd?()
         if state[2] > 0 { kill(-state[2], SIGTERM) }
         signal(sig, SIG_DFL)
         var set = sigset_t()

@@ -31,6 +31,7 @@ public enum CommandTable {
         QueueCommand.spec,
         RetryCommand.spec,
         CacheCommand.spec,
+        ChatCommand.spec,
         TokenCommand.spec,
         BotCommand.spec,
         HelpCommand.spec,

@@ -1,0 +1,87 @@
+import NexusCore
+
+/// `chat`'s side of the feed: the same FeedFollower as `tail -f`, on a thread of its own,
+/// with a position held in memory only, so it takes nothing from a `tail -f`, another
+/// `chat` or a `queue flush` of the profile. What arrives goes into the model.
+final class ChatFeed: FeedConsumer, @unchecked Sendable {
+    let model: ChatModel
+    let worker: ChatWorker
+    private let reporter: ReceiptReporter
+    private var listMoved = false
+    private var readOpen = false
+
+    init(model: ChatModel, worker: ChatWorker, api: NexusAPI) {
+        self.model = model
+        self.worker = worker
+        self.reporter = ReceiptReporter(api: api, me: model.me)
+    }
+
+    /// Follows until the process ends; a lasting error (a revoked token) ends it by `failed`.
+    func start(api: NexusAPI, cache: FeedCache, failed: @escaping (FeedError) -> Void) {
+        var options = FeedFollower.Options(conversationId: nil, lines: 0, startFromNewest: true, follow: true)
+        options.presence = true
+        let follower = FeedFollower(source: api, position: nil, options: options, consumer: self)
+        follower.cache = cache
+        startThread {
+            do throws(FeedError) { try follower.run(offline: false) } catch { failed(error) }
+        }
+    }
+
+    func keepFollowing() -> Bool { !model.locked { $0.stopping } }
+
+    func begin(_ batch: SyncResponse, live: Bool) {
+        model.change { m in
+            for c in batch.events.compactMap(\.conversation) { m.learn(c) }
+            _ = m.typing.take(batch)
+        }
+    }
+
+    func nextExpiry() -> Timestamp? { model.locked { $0.typing.nextExpiry } }
+
+    func prepare(_ event: SyncEvent, live: Bool) {}
+
+    func write(_ event: SyncEvent, live: Bool) {
+        model.change { m in
+            listMoved = true
+            if let message = event.message, event.type == .message {
+                m.take(message)
+                if message.conversationId == m.openId, message.senderId != m.me, event.change == nil { readOpen = true }
+            } else if let r = event.receipt, event.type == .receipt {
+                m.book.apply(r, in: event.conversationId)
+            }
+        }
+    }
+
+    func end(_ batch: SyncResponse, live: Bool) {
+        // As `tail` does: what reached this device counts as delivered; what came into the
+        // conversation on screen, as read.
+        reporter.stored(batch.events.compactMap { $0.type == .message && $0.change == nil ? $0.message : nil })
+        if readOpen, let id = model.locked({ $0.openId }) { worker.markRead(id) }
+        readOpen = false
+        if listMoved { worker.refreshList() }
+        listMoved = false
+    }
+
+    func presence(_ states: [PresenceState], initial: Bool) {
+        model.change { m in m.presence(states) }
+    }
+
+    func notice(_ notice: FeedNotice) {
+        switch notice {
+        case .startedOffline(let server, _):
+            model.change { $0.offlineServer = server }
+        case .retrying:
+            model.change { m in m.offlineServer = m.offlineServer ?? ChatWorker.server(nil, worker.api) }
+        case .reconnected:
+            model.change { $0.offlineServer = nil }
+            // The connection is back: what was written meanwhile goes, in order.
+            worker.deliver([])
+            worker.refreshList()
+            if let id = model.locked({ $0.openId }) { worker.open(id) }
+        case .historyChanged, .damagedPositionReplaced:
+            worker.refreshList()
+        case .resuming, .cacheProblem:
+            break
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// The line `chat` writes in: characters (not bytes, so UTF-8 and wide characters move as
+/// one), a cursor, and the readline keys people expect.
+struct LineEditor: Equatable {
+    private(set) var characters: [Character] = []
+    /// The cursor, as an index into `characters`.
+    private(set) var cursor = 0
+
+    var text: String { String(characters) }
+    var isEmpty: Bool { characters.isEmpty }
+
+    /// Applies an editing key; false when the key is not an editing one.
+    mutating func apply(_ key: Key) -> Bool {
+        switch key {
+        case .text(let s):
+            // What a message can't hold is dropped: a paste's control characters.
+            let kept = s.filter { !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+            characters.insert(contentsOf: kept, at: cursor)
+            cursor += kept.count
+        case .backspace:
+            guard cursor > 0 else { return true }
+            characters.remove(at: cursor - 1)
+            cursor -= 1
+        case .delete, .control("d"):
+            if cursor < characters.count { characters.remove(at: cursor) }
+        case .left, .control("b"): cursor = max(0, cursor - 1)
+        case .right, .control("f"): cursor = min(characters.count, cursor + 1)
+        case .home, .control("a"): cursor = 0
+        case .end, .control("e"): cursor = characters.count
+        case .control("u"):
+            characters.removeFirst(cursor)
+            cursor = 0
+        case .control("k"): characters.removeLast(characters.count - cursor)
+        case .control("w"):
+            // The word before the cursor and the spaces after it, as a shell does.
+            var start = cursor
+            while start > 0, characters[start - 1] == " " { start -= 1 }
+            while start > 0, characters[start - 1] != " " { start -= 1 }
+            characters.removeSubrange(start..<cursor)
+            cursor = start
+        default:
+            return false
+        }
+        return true
+    }
+
+    mutating func clear() { self = LineEditor() }
+
+    /// What fits in `width` columns, scrolled so the cursor shows, and the cursor's column.
+    func visible(width: Int) -> (text: String, cursorColumn: Int) {
+        let widths = characters.map { displayWidth(String($0)) }
+        var start = 0
+        while start < cursor, widths[start..<cursor].reduce(0, +) >= width { start += 1 }
+        var shown = "", used = 0, end = start
+        while end < characters.count, used + widths[end] <= width {
+            shown.append(characters[end])
+            used += widths[end]
+            end += 1
+        }
+        return (shown, widths[start..<cursor].reduce(0, +))
+    }
+}

@@ -74,6 +74,7 @@ struct DocExampleTests {
         if passwordless { return "asks for a password on a terminal" }
         if !line.contains("| jq"), words.contains("-f") || line.contains("--each-line") { return "a stream that never ends" }
         if line.hasPrefix("nexusd") { return "starts nexusd" }
+        if words.count > 1, words[1] == "chat" { return "full screen, on a terminal (ChatScreenTests)" }
         return nil
     }
 

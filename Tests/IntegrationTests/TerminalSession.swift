@@ -8,10 +8,20 @@ final class TerminalSession {
     private let user: User
     private let server: Process
 
-    init(_ user: User, _ args: [String], width: Int = 100, height: Int = 30) throws {
+    convenience init(_ user: User, _ args: [String], width: Int = 100, height: Int = 30) throws {
+        // The shell outlives a Ctrl-C to say how the command ended (a caught signal is the
+        // default again in the command, so it still gets the Ctrl-C).
+        let shell = "trap : INT; " + Self.command(args) + "; echo \"[exit $?]\"; exec sleep 3600"
+        try self.init(user, shell: shell, width: width, height: height)
+    }
+
+    /// nexusctl with `args`, quoted for the shell.
+    static func command(_ args: [String]) -> String { ([Binaries.nexusctl] + args).map(Self.quoted).joined(separator: " ") }
+
+    /// `shell` run by sh in the pane (it should end by sleeping, so the pane stays).
+    init(_ user: User, shell: String, width: Int = 100, height: Int = 30) throws {
         self.user = user
         socket = try makeTempDir("tty") + "/tmux"
-        let command = ([Binaries.nexusctl] + args).map(Self.quoted).joined(separator: " ")
         // A server in the foreground, a child like nexusd: one a client started would keep
         // the client's descriptors, and so the client would never be seen to end.
         server = Process()
@@ -24,9 +34,6 @@ final class TerminalSession {
         }
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        // The shell outlives a Ctrl-C to say how the command ended (a caught signal is the
-        // default again in the command, so it still gets the Ctrl-C).
-        let shell = "trap : INT; " + command + "; echo \"[exit $?]\"; exec sleep 3600"
         try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "sh -c \(Self.quoted(shell))"])
     }
 
@@ -60,6 +67,19 @@ final class TerminalSession {
     /// Ctrl-C, as a person at the terminal ends a `tail -f`.
     func interrupt() { _ = try? tmux(["send-keys", "C-c"]) }
 
+    /// Keys as tmux names them ("Enter", "PageUp", "C-c"), or text typed as it is with `literal`.
+    func send(_ keys: String..., literal: Bool = false) {
+        _ = try? tmux(["send-keys"] + (literal ? ["-l"] : []) + keys)
+    }
+
+    /// The pane's shell, and the command it is running now (its child), if any.
+    var shellPid: Int32? { (try? tmux(["display-message", "-p", "#{pane_pid}"])).flatMap { Int32($0.out.trimmingCharacters(in: .whitespacesAndNewlines)) } }
+
+    var childPid: Int32? {
+        guard let shell = shellPid, let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8) else { return nil }
+        return children.split(separator: " ").first.flatMap { Int32($0) }
+    }
+
     func close() {
         guard server.isRunning else { return }
         _ = try? tmux(["kill-server"])
@@ -75,5 +95,5 @@ final class TerminalSession {
         return r
     }
 
-    private static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 }

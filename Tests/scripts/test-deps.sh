@@ -5,7 +5,8 @@
 # with it). Debian's packages. As root with apt-get it installs what is missing; otherwise it
 # names the command to run and fails, before anything is built. nexusctl's HTTPS builds
 # against the system's OpenSSL (libssl-dev's headers); the TLS tests use the openssl CLI and
-# curl, and the replica test behind a TLS proxy uses nginx.
+# curl, and the replica test behind a TLS proxy uses nginx. `chat`'s tests drive it in a real
+# terminal: tmux.
 set -euo pipefail
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
@@ -15,6 +16,7 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "test-deps: installing ${missing[*]} (apt-get)…" >&2

@@ -19,8 +19,7 @@ struct ChatView {
         top.append(ScreenText.clip(typingLine(m, output: output, now: now), width: width))
         if let server = m.offlineServer { top.append(ScreenText.clip(Self.banner(server, output: output), width: width)) }
         let room = max(1, height - top.count - 2)
-        var body = messageRows(m, width: width, output: output)
-        if !m.hasMore { body.insert(output.paint("No more messages", .dim), at: 0) }
+        let body = bodyRows(m, width: width, output: output)
         let end = max(0, body.count - min(scroll, max(0, body.count - room)))
         let shown = Array(body[max(0, end - room)..<end])
         var rows = top + shown
@@ -34,7 +33,13 @@ struct ChatView {
     /// Rows above what is shown: how far PgUp can go before an older page is needed.
     func hiddenAbove(_ m: ChatModel, rows height: Int, columns width: Int, output: Output) -> Int {
         let room = max(1, height - (m.offlineServer == nil ? 2 : 3) - 2)
-        return max(0, messageRows(m, width: width, output: output).count - room - scroll)
+        return max(0, bodyRows(m, width: width, output: output).count - room - scroll)
+    }
+
+    /// The messages' rows, under "No more messages" once the oldest is loaded.
+    private func bodyRows(_ m: ChatModel, width: Int, output: Output) -> [TerminalText] {
+        let rows = messageRows(m, width: width, output: output)
+        return m.hasMore ? rows : [output.paint("No more messages", .dim)] + rows
     }
 
     /// "Bob · Online", "Bob · Last seen 5m ago", "Team · 3 members".

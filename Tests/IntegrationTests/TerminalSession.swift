@@ -72,6 +72,11 @@ final class TerminalSession {
         _ = try? tmux(["send-keys"] + (literal ? ["-l"] : []) + keys)
     }
 
+    /// The terminal's new size, as when a person resizes the window (SIGWINCH to the command).
+    func resize(width: Int, height: Int) {
+        _ = try? tmux(["resize-window", "-x", "\(width)", "-y", "\(height)"])
+    }
+
     /// The pane's shell, and the command it is running now (its child), if any.
     var shellPid: Int32? { (try? tmux(["display-message", "-p", "#{pane_pid}"])).flatMap { Int32($0.out.trimmingCharacters(in: .whitespacesAndNewlines)) } }
 

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// `chat` in a group, paging back, a resize, and typing sent while writing.
+@Suite(.harness)
+struct ChatMovingTests {
+    @Test func inAGroupMyMessageSaysHowManyReadIt() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob, carol) = try server.trio()
+        #expect(try alice.run(["new", bob.email, carol.email, "--name", "Ramen"]).code == 0)
+        let list = try #require(try alice.run(["convos", "--json"]).json() as? [String: Any])
+        let groups = (list["conversations"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "group" }
+        let id = try #require(groups.first?["id"] as? Int)
+        let tty = try TerminalSession(alice, ["chat", "\(id)"])
+        defer { tty.close() }
+        #expect(tty.wait { $0.first == "Ramen · 3 members" }, "\(tty.screen)")
+        tty.send("hi all", literal: true)
+        tty.send("Enter")
+        #expect(tty.wait { s in s.contains { $0.hasSuffix("You: hi all  ✓") } }, "\(tty.screen)")
+        #expect(try bob.run(["read", "\(id)"]).code == 0)
+        #expect(tty.wait { s in s.contains { $0.hasSuffix("You: hi all  ✓✓ Read by 1/2") } }, "\(tty.screen)")
+        #expect(try carol.run(["read", "\(id)"]).code == 0)
+        #expect(tty.wait { s in s.contains { $0.hasSuffix("You: hi all  ✓✓ Read by 2/2") } }, "\(tty.screen)")
+        // Carol writes: her name is on her message.
+        #expect(try carol.run(["send", "\(id)", "ramen at 7?"]).code == 0)
+        #expect(tty.wait { s in s.contains { $0.hasSuffix("Carol: ramen at 7?") } }, "\(tty.screen)")
+    }
+
+    @Test func pageUpAtTheTopLoadsOlderPagesUntilNoMore() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let lines = (1...120).map { "m \($0)" }.joined(separator: "\n") + "\n"
+        #expect(try bob.run(["send", alice.email, "--each-line"], stdin: lines).code == 0)
+        let tty = try TerminalSession(alice, ["chat", bob.email], width: 80, height: 20)
+        defer { tty.close() }
+        #expect(tty.wait { s in s.contains { $0.hasSuffix(" m 120") } }, "\(tty.screen)")
+        #expect(!tty.screen.contains("No more messages"))
+        var presses = 0
+        while !tty.screen.contains("No more messages") && presses < 40 {
+            tty.send("PageUp")
+            presses += 1
+            // Each press moves the screen (or loads a page): wait for it to change.
+            let before = tty.screen
+            _ = tty.wait(timeout: 3) { $0 != before }
+        }
+        #expect(tty.wait { s in s.contains("No more messages") && s.contains { $0.hasSuffix(" m 1") } }, "\(tty.screen)")
+        #expect(presses > 2, "three pages of 50 took \(presses) PgUp")
+        tty.send("End")
+    }
+
+    @Test func aResizeLaysTheScreenOutAgain() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let long = String(repeating: "word ", count: 14) + "end"
+        #expect(try bob.run(["send", alice.email, long]).code == 0)
+        let tty = try TerminalSession(alice, ["chat", bob.email], width: 100, height: 20)
+        defer { tty.close() }
+        #expect(tty.wait { s in s.contains { $0.hasSuffix("word end") } && s.last == ">" }, "\(tty.screen)")
+        tty.resize(width: 40, height: 12)
+        #expect(tty.wait { s in
+            s.count <= 12 && s.allSatisfy { $0.count <= 40 } && s.contains { $0.hasSuffix("end") } && s.first?.hasPrefix("Bob") == true && s.last == ">"
+        }, "\(tty.screen)")
+    }
+
+    @Test func writingTellsTheOthersAtMostEveryTwoSeconds() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        #expect(try bob.run(["send", alice.email, "hi"]).code == 0)
+        let (tail, out, _) = try bob.spawn(["tail", "-f", "--json", alice.email])
+        defer { tail.terminate() }
+        let tty = try TerminalSession(alice, ["chat", bob.email])
+        defer { tty.close() }
+        #expect(tty.wait { s in s.contains { $0.hasSuffix(" hi") } }, "\(tty.screen)")
+        for c in "hello there" { tty.send(String(c), literal: true) }
+        tty.send("Enter")
+        #expect(out.wait { lines in lines.contains { $0.contains("hello there") } }, "\(out.text)")
+        // Eleven keys in well under 2 s: one announcement, before the message.
+        let typing = out.lines.prefix { !$0.contains("hello there") }.filter { $0.contains("\"type\":\"typing\"") }
+        #expect(typing.count == 1, "\(out.text)")
+    }
+}

@@ -1,0 +1,65 @@
+import NexusCore
+import Testing
+@testable import NexusCLI
+
+/// `chat`'s pure parts, without a terminal: keys from raw bytes, the line editor, rows cut
+/// by display width, and the chat screen laid out from a model.
+struct ChatLayoutTests {
+    @Test func keysFromBytes() {
+        var d = KeyDecoder()
+        #expect(d.keys(Array("hé\r".utf8)) == [.text("hé"), .enter])
+        #expect(d.keys([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x35, 0x7E, 0x7F, 0x17, 0x03]) == [.up, .pageUp, .backspace, .control("w"), .control("c")])
+        // A character split across two reads waits for its rest; a lone ESC is Escape.
+        let snow = Array("☃".utf8)
+        #expect(d.keys(Array(snow.prefix(2))) == [])
+        #expect(d.keys(Array(snow.suffix(1))) == [.text("☃")])
+        #expect(d.keys([0x1B]) == [.escape])
+    }
+
+    @Test func editingMovesByCharacterAndDeletesWords() {
+        var e = LineEditor()
+        for k: Key in [.text("ramen 🍜 at"), .text(" 7"), .control("w")] { _ = e.apply(k) }
+        #expect(e.text == "ramen 🍜 at ")
+        for k: Key in [.left, .left, .backspace, .home, .delete, .end, .text("\u{1B}[2J!")] { _ = e.apply(k) }
+        #expect(e.text == "amen 🍜 t [2J!")
+        #expect(e.visible(width: 80).cursorColumn == displayWidth(e.text))
+        _ = e.apply(.control("u"))
+        #expect(e.isEmpty && e.cursor == 0)
+        // Wide characters take two columns, and the window follows the cursor.
+        var wide = LineEditor()
+        _ = wide.apply(.text("日本語のテキスト"))
+        let shown = wide.visible(width: 6)
+        #expect(displayWidth(shown.text) <= 6 && shown.cursorColumn <= 6)
+    }
+
+    @Test func rowsAreCutByDisplayWidthAndKeepOurColours() {
+        let rows = ScreenText.wrap("日本語のテキストです", width: 7, indent: 2)
+        #expect(rows.allSatisfy { displayWidth($0.rendered) <= 7 })
+        #expect(rows.count == 5 && rows[1].rendered.hasPrefix("  "))
+        let painted: TerminalText = .control("\u{1B}[1m") + "Alice" + .control("\u{1B}[0m") + " hello"
+        #expect(ScreenText.clip(painted, width: 3).rendered == "\u{1B}[1mAli\u{1B}[0m")
+    }
+
+    @Test func othersTextIsEscapedAndMineIsSetApart() {
+        let m = ChatModel(me: 1)
+        let bob = User(id: 2, email: "bob@example.com", displayName: "Bob")
+        m.openId = 9
+        m.open = Conversation(id: 9, kind: .direct, name: nil, members: [User(id: 1, email: "a@example.com", displayName: "A"), bob], lastSeq: 2,
+                              lastMessage: nil, createdAt: .now(), updatedAt: .now())
+        m.learn(m.open!)
+        m.messages = [
+            Message(id: 1, conversationId: 9, seq: 1, senderId: 2, localId: "x", text: "\u{1B}]0;t\u{07}hi\nfake", sentAt: .now()),
+            Message(id: 2, conversationId: 9, seq: 2, senderId: 1, localId: "y", text: "mine", sentAt: .now()),
+        ]
+        m.pending = [.init(localId: "z", text: "queued", queuedAt: .now())]
+        let output = Output(terminal: CapturedTerminal(), json: false, quiet: false, color: false)
+        let (rows, cursor) = ChatView().lines(m, editor: LineEditor(), rows: 12, columns: 60, output: output)
+        let text = rows.map(\.rendered)
+        #expect(text.contains { $0.hasSuffix("\\e]0;t\\ahi") })
+        #expect(text.contains { $0.hasSuffix("│ fake") })
+        #expect(text.contains { $0.hasPrefix(String(repeating: " ", count: 15) + "\(LocalTime.short(m.messages[1].sentAt)) ") && $0.hasSuffix("You: mine  ✓") })
+        #expect(text.contains { $0.hasSuffix("You: queued  sending…") })
+        #expect(!text.contains { $0.contains("\u{1B}") })
+        #expect(rows.count == 12 && cursor.row == 11)
+    }
+}

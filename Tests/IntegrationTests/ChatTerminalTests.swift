@@ -32,3 +32,35 @@ struct ChatTerminalTests {
         #expect(!tty.screen.contains { $0.hasPrefix("Conversations") }, "\(tty.screen)")
     }
 }
+
+/// Ctrl-Z gives the terminal back to the shell as it was; `fg` draws the screen again.
+@Suite(.harness)
+struct ChatSuspendTests {
+    @Test func ctrlZSuspendsAndFgRedraws() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, _) = try server.pair()
+        let dir = try makeTempDir("stty")
+        // An interactive shell, so there is job control for Ctrl-Z and fg.
+        let tty = try TerminalSession(alice, shell: "PS1='ready$ ' exec bash --norc --noprofile -i")
+        defer { tty.close() }
+        #expect(tty.wait { $0.last?.hasPrefix("ready$") == true }, "\(tty.screen)")
+        tty.send("stty -a > \(dir)/before; " + TerminalSession.command(["chat"]), literal: true)
+        tty.send("Enter")
+        #expect(tty.wait { $0.first?.hasPrefix("Conversations") == true }, "\(tty.screen)")
+        tty.send("C-z")
+        #expect(tty.wait { s in s.contains { $0.contains("Stopped") } && s.last?.hasPrefix("ready$") == true }, "\(tty.screen)")
+        tty.send("stty -a > \(dir)/stopped; fg", literal: true)
+        tty.send("Enter")
+        #expect(tty.wait { $0.first?.hasPrefix("Conversations") == true && $0.last?.hasPrefix("↑↓ move") == true }, "\(tty.screen)")
+        tty.send("q")
+        #expect(tty.wait { $0.last?.hasPrefix("ready$") == true && !$0.contains { $0.hasPrefix("Conversations") } }, "\(tty.screen)")
+        tty.send("stty -a > \(dir)/after.part && mv \(dir)/after.part \(dir)/after", literal: true)
+        tty.send("Enter")
+        #expect(tty.wait { _ in FileManager.default.fileExists(atPath: "\(dir)/after") })
+        let before = try String(contentsOfFile: "\(dir)/before", encoding: .utf8)
+        #expect(!before.isEmpty)
+        #expect(try String(contentsOfFile: "\(dir)/stopped", encoding: .utf8) == before)
+        #expect(try String(contentsOfFile: "\(dir)/after", encoding: .utf8) == before)
+    }
+}

@@ -67,6 +67,11 @@ enum TTY {
     static func suspend() {
         restore()
         signal(SIGTSTP, SIG_DFL)
+        // A mask inherited from the parent may hold it, and it would stay pending.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTSTP)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         raise(SIGTSTP)
         continued = 0
         enter()

@@ -83,3 +83,28 @@ struct ChatMovingTests {
         #expect(typing.count == 1, "\(out.text)")
     }
 }
+
+/// Two `chat`s and a `tail -f` of one profile, side by side: each follows with a position
+/// of its own, so each shows every message, and none takes one from another.
+@Suite(.harness)
+struct ChatBesideTailTests {
+    @Test func twoChatsAndATailEachSeeEveryMessage() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        #expect(try bob.run(["send", alice.email, "first"]).code == 0)
+        let (tail, out, _) = try alice.spawn(["tail", "-f"])
+        defer { tail.terminate() }
+        let one = try TerminalSession(alice, ["chat", bob.email])
+        defer { one.close() }
+        let two = try TerminalSession(alice, ["chat"])
+        defer { two.close() }
+        #expect(one.wait { s in s.contains { $0.hasSuffix(" first") } }, "\(one.screen)")
+        #expect(two.wait { s in s.contains { $0.contains("Bob") && $0.contains("first") } }, "\(two.screen)")
+        #expect(try bob.run(["send", alice.email, "to all three"]).code == 0)
+        #expect(one.wait { s in s.contains { $0.hasSuffix(" to all three") } }, "\(one.screen)")
+        #expect(two.wait { s in s.contains { $0.contains("Bob") && $0.contains("to all three") } }, "\(two.screen)")
+        #expect(out.wait { $0.contains { $0.hasSuffix("Bob: to all three") } }, "\(out.text)")
+        #expect(out.lines.filter { $0.hasSuffix("Bob: to all three") }.count == 1)
+    }
+}

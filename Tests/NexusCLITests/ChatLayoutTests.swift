@@ -20,6 +20,10 @@ struct ChatLayoutTests {
         var e = LineEditor()
         for k: Key in [.text("ramen 🍜 at"), .text(" 7"), .control("w")] { _ = e.apply(k) }
         #expect(e.text == "ramen 🍜 at ")
+        // Again, from after a space: the space and the word before it, as a shell does.
+        var twice = e
+        _ = twice.apply(.control("w"))
+        #expect(twice.text == "ramen 🍜 ")
         for k: Key in [.left, .left, .backspace, .home, .delete, .end, .text("\u{1B}[2J!")] { _ = e.apply(k) }
         #expect(e.text == "amen 🍜 t [2J!")
         #expect(e.visible(width: 80).cursorColumn == displayWidth(e.text))

@@ -88,6 +88,9 @@ struct ChatScreenTests {
         let tty = try TerminalSession(alice, ["chat", bob.email])
         defer { tty.close() }
         #expect(tty.wait { s in s.contains { $0.contains("hi") } && s.first?.hasPrefix("Bob") == true }, "\(tty.screen)")
+        // A message sent now comes through the feed: once it shows, the feed is following.
+        #expect(try bob.run(["send", alice.email, "you there?"]).code == 0)
+        #expect(tty.wait { s in s.contains { $0.hasSuffix(" you there?") } }, "\(tty.screen)")
         #expect(try bob.run(["typing", alice.email]).code == 0)
         #expect(tty.wait { s in s.count > 1 && s[1] == "Bob is typing…" }, "\(tty.screen)")
         // It runs out (3 s) with nothing else happening.

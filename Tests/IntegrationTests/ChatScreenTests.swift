@@ -47,6 +47,9 @@ struct ChatScreenTests {
         #expect(tty.wait { s in row(s, containing: "Bob (3)") == nil && row(s, containing: "Carol (1)") != nil }, "\(tty.screen)")
         tty.send("Enter")
         #expect(tty.wait { s in s.contains { $0.contains("from carol") } && s.last == ">" && row(s, containing: "Carol") == 0 }, "\(tty.screen)")
+        // Ctrl-N opens the next conversation with unread messages: Bob's, round from the top.
+        tty.send("C-n")
+        #expect(tty.wait { s in s.first?.hasPrefix("Bob") == true && s.contains { $0.contains("three") } }, "\(tty.screen)")
         tty.send("C-c")
         #expect(tty.exitCode() == 0, "\(tty.screen)")
     }

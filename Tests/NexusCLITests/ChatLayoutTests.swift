@@ -16,6 +16,23 @@ struct ChatLayoutTests {
         #expect(d.keys([0x1B]) == [.escape])
     }
 
+    /// n in the list and Ctrl-N in a chat: the next one below with unread messages, round to
+    /// the top, never the one you are in.
+    @Test func theNextUnreadIsBelowThenRoundToTheTop() {
+        let list = [(1, 0), (2, 3), (3, 0), (4, 1)].map { id, unread in
+            ConversationSummary(
+                id: Int64(id), kind: .direct, name: nil, memberIds: [1, 2], lastSeq: 1, lastMessage: nil,
+                createdAt: Timestamp(milliseconds: 0), updatedAt: Timestamp(milliseconds: 0), unreadCount: unread, lastMessageReadBy: nil)
+        }
+        #expect(ConversationListView.nextUnread(in: list, after: nil) == 2)
+        #expect(ConversationListView.nextUnread(in: list, after: 1) == 2)
+        #expect(ConversationListView.nextUnread(in: list, after: 2) == 4)
+        #expect(ConversationListView.nextUnread(in: list, after: 4) == 2, "round to the top")
+        #expect(ConversationListView.nextUnread(in: list, after: 9) == 2, "one no longer listed: from the top")
+        #expect(ConversationListView.nextUnread(in: Array(list.prefix(3)), after: 2) == nil, "only the one you are in")
+        #expect(ConversationListView.nextUnread(in: [], after: nil) == nil)
+    }
+
     @Test func editingMovesByCharacterAndDeletesWords() {
         var e = LineEditor()
         for k: Key in [.text("ramen 🍜 at"), .text(" 7"), .control("w")] { _ = e.apply(k) }

@@ -9,7 +9,8 @@ enum ChatCommand {
             Opens the conversation list (most recent first, as `convos` orders it: name, ● when the
             other person of a direct conversation is online, the unread count as "(2)", when the last
             message came, and the last message, with its sender's name in a group). ↑/↓ choose, Enter
-            opens, / filters by name, q or Ctrl-C quits. With <conversation> it opens that one at once.
+            opens, n moves to the next conversation with unread messages, / filters by name, q or
+            Ctrl-C quits. With <conversation> it opens that one at once.
             \(Conversations.argumentHelp)
 
             The chat screen shows the name and "Online", "Last seen 5m ago" or the member count, who
@@ -19,8 +20,9 @@ enum ChatCommand {
             it is open, mark it read. Enter sends the line through the outbox, exactly as `send` does:
             it is on disk before anything is tried, shown at once as "sending…". While you type, the
             others are told so, at most once every 2 s. PgUp scrolls up and, at the top, loads the next
-            older 50, until "No more messages"; PgDn scrolls down; Esc goes back to the list. Line
-            editing: ←/→, Home/End (Ctrl-A/Ctrl-E), Backspace, Delete, Ctrl-W (word), Ctrl-U, Ctrl-K.
+            older 50, until "No more messages"; PgDn scrolls down; Ctrl-N opens the next conversation
+            with unread messages; Esc goes back to the list. Line editing: ←/→, Home/End
+            (Ctrl-A/Ctrl-E), Backspace, Delete, Ctrl-W (word), Ctrl-U, Ctrl-K.
 
             When the server can't be reached a banner says so, naming it; cached conversations still
             open, and what you write stays "sending…" until the server is back, when it goes, in order.

@@ -91,6 +91,12 @@ final class ChatLoop: @unchecked Sendable {
         case .backspace: if var f = list.filter { f = String(f.dropLast()); list.filter = f; list.selected = 0 }
         case .text(let s) where list.filter != nil: list.filter! += s; list.selected = 0
         case .text("/"): list.filter = ""; list.selected = 0
+        case .text("n"):
+            let rows = model.locked { list.rows($0) }
+            let current = rows.dropFirst(list.selected).first?.id
+            if let next = ConversationListView.nextUnread(in: rows, after: current), let i = rows.firstIndex(where: { $0.id == next }) {
+                list.selected = i
+            }
         case .text("q"), .control("d"): quit = true
         case .text("k"): list.selected = max(0, list.selected - 1)
         case .text("j"): list.selected = min(max(0, count - 1), list.selected + 1)
@@ -113,6 +119,9 @@ final class ChatLoop: @unchecked Sendable {
             if hidden <= step { worker.older() }
         case .pageDown: chat.scroll = max(0, chat.scroll - max(1, rows - 6))
         case .control("d") where editor.isEmpty: quit = true
+        case .control("n"):
+            let (rows, current) = model.locked { ($0.list, $0.openId) }
+            if let next = ConversationListView.nextUnread(in: rows, after: current) { open(next) }
         default:
             let before = editor.text
             guard editor.apply(key), editor.text != before, !editor.isEmpty else { return }

@@ -24,7 +24,7 @@ struct ChatView {
         let shown = Array(body[max(0, end - room)..<end])
         var rows = top + shown
         while rows.count < height - 2 { rows.append("") }
-        rows.append(output.paint("Enter send  PgUp/PgDn scroll  Esc list  Ctrl-C quit", .dim))
+        rows.append(output.paint("Enter send  PgUp/PgDn scroll  Ctrl-N next unread  Esc list  Ctrl-C quit", .dim))
         let (text, column) = editor.visible(width: max(1, width - 3))
         rows.append("> " + TerminalText(text))
         return (rows, (rows.count - 1, 2 + column))

@@ -13,6 +13,14 @@ struct ConversationListView {
         return m.list.filter { $0.title(viewer: m.me, users: m.people).lowercased().contains(query) }
     }
 
+    /// The next conversation below `current` in the list's order that has unread messages,
+    /// round to the top; nil when no other one has any.
+    static func nextUnread(in list: [ConversationSummary], after current: Int64?) -> Int64? {
+        let start = current.flatMap { id in list.firstIndex { $0.id == id } }.map { $0 + 1 } ?? 0
+        let order = list.indices.map { (start + $0) % max(1, list.count) }
+        return order.map { list[$0] }.first { $0.unreadCount > 0 && $0.id != current }?.id
+    }
+
     func lines(_ m: ChatModel, rows height: Int, columns width: Int, output: Output, now: Timestamp = .now()) -> [TerminalText] {
         var out: [TerminalText] = []
         var title: TerminalText = output.paint("Conversations", .bold)
@@ -30,7 +38,7 @@ struct ConversationListView {
             out.append(ScreenText.clip(row(c, m, selected: i == selected, output: output, now: now), width: width))
         }
         while out.count < height - 1 { out.append("") }
-        out.append(output.paint(filter == nil ? "↑↓ move  Enter open  / filter  q quit" : "type to filter  Enter open  Esc clear", .dim))
+        out.append(output.paint(filter == nil ? "↑↓ move  Enter open  n next unread  / filter  q quit" : "type to filter  Enter open  Esc clear", .dim))
         return out
     }
 

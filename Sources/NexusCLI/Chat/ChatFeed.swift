@@ -71,7 +71,7 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
         case .startedOffline(let server, _):
             model.change { $0.offlineServer = server }
         case .retrying:
-            model.change { m in m.offlineServer = m.offlineServer ?? ChatWorker.server(nil, worker.api) }
+            model.change { m in m.offlineServer = m.offlineServer ?? ChatWorker.server(worker.api) }
         case .reconnected:
             model.change { $0.offlineServer = nil }
             // The connection is back: what was written meanwhile goes, in order.

@@ -26,7 +26,7 @@ final class ChatModel: @unchecked Sendable {
     var loadingOlder = false
     var book: ReceiptBook
     var typing: TypingBoard
-    /// Set when something the list shows moved; the worker reads the list again.
+    /// Set when the screen ends: the feed stops following.
     var stopping = false
 
     struct Pending: Equatable {

@@ -61,7 +61,7 @@ final class ChatWorker: @unchecked Sendable {
                     m.people[u.id] = u
                     if fetched.offlineReason != nil, let known { m.people[u.id]?.online = known.online }
                 }
-                if let reason = fetched.offlineReason, m.offlineServer == nil { m.offlineServer = Self.server(reason, api) }
+                if fetched.offlineReason != nil, m.offlineServer == nil { m.offlineServer = Self.server(api) }
             }
         }
     }
@@ -132,7 +132,7 @@ final class ChatWorker: @unchecked Sendable {
                 for f in report.failed {
                     if let i = m.pending.firstIndex(where: { $0.localId == f.localId }) { m.pending[i].failure = f.lastError ?? "refused" }
                 }
-                if report.stillQueued > 0, m.offlineServer == nil { m.offlineServer = Self.server(nil, api) }
+                if report.stillQueued > 0, m.offlineServer == nil { m.offlineServer = Self.server(api) }
             }
         }
     }
@@ -141,5 +141,6 @@ final class ChatWorker: @unchecked Sendable {
         async { [self] in _ = try? api.typing(conversationId: id) }
     }
 
-    static func server(_ error: APIError?, _ api: NexusAPI) -> String { "\(api.address)" }
+    /// The server the banner names.
+    static func server(_ api: NexusAPI) -> String { "\(api.address)" }
 }

@@ -102,16 +102,6 @@ enum TTY {
     }
 
     private static func handle(_ signals: [Int32], once: Bool = false, _ handler: @convention(c) (Int32) -> Void) {
-        for s in signals {
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = handler
-            #else
-            action.__sigaction_u.__sa_handler = handler
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART | (once ? Int32(truncatingIfNeeded: SA_RESETHAND) : 0)
-            sigaction(s, &action, nil)
-        }
+        setSignalHandler(handler, for: signals, flags: SA_RESTART | (once ? Int32(truncatingIfNeeded: SA_RESETHAND) : 0))
     }
 }

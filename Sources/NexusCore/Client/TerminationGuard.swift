@@ -31,18 +31,7 @@ public enum TerminationGuard {
         guard !installed else { return }
         installed = true
         _ = state
-        for s in signals {
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = terminationHandler
-            #else
-            action.__sigaction_u.__sa_handler = terminationHandler
-            #endif
-            sigemptyset(&action.sa_mask)
-            for other in signals { sigaddset(&action.sa_mask, other) }
-            action.sa_flags = SA_RESTART
-            sigaction(s, &action, nil)
-        }
+        setSignalHandler(terminationHandler, for: signals, blocking: signals, flags: SA_RESTART)
     }
 
     /// Runs `body` with the signals held off; one that arrived meanwhile ends the process

@@ -214,9 +214,9 @@ public struct Reaction: Codable, Hashable, Sendable {
     }
 }
 
-/// What happened to an earlier message. It travels in the feed as a `message` event whose
-/// `message` is the message as it is now and whose `change` says what changed, so a client
-/// that predates changes sees only a message it already has.
+/// What happened to an earlier message. It travels in the feed as a `message` event that
+/// carries this and not the message: a reaction to a message with hundreds of them costs a
+/// line, not the message again. A client applies it to the copy it holds (`Message.applying`).
 public struct MessageChange: Codable, Hashable, Sendable {
     public enum Kind: String, Codable, Sendable {
         case edit, delete, react, unreact
@@ -227,12 +227,18 @@ public struct MessageChange: Codable, Hashable, Sendable {
     public var userId: Int64
     public var emoji: String?
     public var at: Timestamp
+    /// The changed message's seq in the event's conversation.
+    public var seq: Int64
+    /// An edit's text: the message's text as it is now.
+    public var text: String?
 
-    public init(kind: Kind, userId: Int64, emoji: String? = nil, at: Timestamp) {
+    public init(kind: Kind, userId: Int64, emoji: String? = nil, at: Timestamp, seq: Int64, text: String? = nil) {
         self.kind = kind
         self.userId = userId
         self.emoji = emoji
         self.at = at
+        self.seq = seq
+        self.text = text
     }
 }
 

@@ -8,9 +8,9 @@ extension SyncResponse {
         guard typing == nil, presence == nil, presenceDigest == nil else { return nil }
         var capacity = 64
         for event in events {
-            guard event.type == .message, let message = event.message, event.conversation == nil, event.receipt == nil
+            guard event.type == .message, event.message != nil || event.change != nil, event.conversation == nil, event.receipt == nil
             else { return nil }
-            capacity += 320 + message.text.utf8.count
+            capacity += 320 + (event.message?.text ?? event.change?.text ?? "").utf8.count
         }
         var w = JSONWriter(capacity: capacity)
         w.beginObject()
@@ -21,7 +21,7 @@ extension SyncResponse {
             w.key("id"); w.int(event.id)
             w.key("type"); w.string(event.type.rawValue)
             w.key("conversationId"); w.int(event.conversationId)
-            w.key("message"); event.message?.write(to: &w)
+            if let message = event.message { w.key("message"); message.write(to: &w) }
             if let change = event.change {
                 w.key("change")
                 w.beginObject()
@@ -29,6 +29,8 @@ extension SyncResponse {
                 w.key("userId"); w.int(change.userId)
                 if let emoji = change.emoji { w.key("emoji"); w.string(emoji) }
                 w.key("at"); w.timestamp(change.at)
+                w.key("seq"); w.int(change.seq)
+                if let text = change.text { w.key("text"); w.string(text) }
                 w.endObject()
             }
             if let check = event.check { w.key("check"); w.string(check) }

@@ -103,6 +103,21 @@ struct MessageChangeTests {
             #expect(text.contains("m2  👍 1"), "\(text)")
             #expect(text.contains(": message deleted"), "\(text)")
         }
+
+        // The feed carries each change, not the message: bob's tail applied them to the
+        // messages its cache holds, and printed each line with the message as it is after.
+        let lines = out.lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        let changed = lines.filter { $0["type"] as? String == "change" }.compactMap { $0["message"] as? [String: Any] }
+        #expect(changed.count == expected.count, "\(out.text)")
+        #expect(changed.contains { ($0["reactions"] as? [[String: Any]])?.first?["emoji"] as? String == "👍" }, "\(out.text)")
+        #expect(changed.contains { $0["deletedAt"] != nil && $0["text"] as? String == "" }, "\(out.text)")
+        restarted.stop()
+        let fromCache = try bob.run(["history", "\(c)", "--json"])
+        let cachedPage = try fromCache.decode(PageJSON.self)
+        let cached = cachedPage.messages
+        #expect(cachedPage.offline == true, "\(fromCache.out)")
+        #expect(cached.map(\.text) == ["m1 v3", "m2", "", "m4"], "\(fromCache.out)")
+        #expect(cached[1].reactions?.map(\.emoji) == ["👍"] && cached[2].deletedAt != nil, "\(fromCache.out)")
     }
 
     // Test 4: only the sender edits or deletes; others get a clear error and exit 1, a

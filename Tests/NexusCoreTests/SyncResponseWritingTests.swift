@@ -29,17 +29,17 @@ struct SyncResponseWritingTests {
                         $0.editedAt = at
                         $0.reactions = [Reaction(emoji: "👍", userIds: [1, 2])]
                         $0.attachments = [Attachment(name: "a b/c.png", size: 12, type: "image/png", sha256: String(repeating: "a", count: 64))]
-                    },
-                    change: MessageChange(kind: .react, userId: 2, emoji: "👍", at: at), check: "8.x"),
+                    }, check: "8.x"),
                 SyncEvent(
                     id: 9, type: .message, conversationId: 3,
-                    message: message(4) { $0.deletedAt = at },
-                    change: MessageChange(kind: .delete, userId: 1, at: at)),
+                    change: MessageChange(kind: .react, userId: 2, emoji: "👍", at: at, seq: 3), check: "9.x"),
+                SyncEvent(id: 10, type: .message, conversationId: 3, change: MessageChange(kind: .delete, userId: 1, at: at, seq: 4)),
+                SyncEvent(id: 11, type: .message, conversationId: 3, change: MessageChange(kind: .edit, userId: 1, at: at, seq: 2, text: "new \"é\"")),
                 SyncEvent(
-                    id: 10, type: .message, conversationId: 3,
+                    id: 12, type: .message, conversationId: 3,
                     message: message(5) { $0.membership = MembershipEvent(kind: .renamed, name: "ops") }),
             ],
-            cursor: 10),
+            cursor: 12),
     ]
 
     @Test(arguments: pages)

@@ -33,9 +33,9 @@ public struct ServerLimits: Sendable {
     /// message to a group wakes every member's polls, so this bounds what one send costs.
     public var maxGroupMembers = 256
     /// Distinct emoji on one message, and the reactions one member may add to one message
-    /// (`--max-reactions-per-message`, `--max-reactions-per-member`): every change event
-    /// carries the whole message, so without a bound one member's reactions would swell
-    /// every member's sync pages.
+    /// (`--max-reactions-per-message`, `--max-reactions-per-member`): every page of history
+    /// carries all of a message's reactions, so without a bound one member's reactions would
+    /// swell every member's reads.
     public var maxReactionsPerMessage = 50
     public var maxReactionsPerMemberPerMessage = 20
     /// Live outgoing hooks in one conversation, and of one member in one conversation

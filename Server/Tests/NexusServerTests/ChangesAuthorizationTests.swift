@@ -58,10 +58,12 @@ struct ChangesAuthorizationTests {
             let missing = try await change(api, alice.token, [ChangeItem(localId: "a3", kind: .delete, conversationId: c, seq: 7)]).1
             #expect(missing.first?.httpStatus == 404 && missing.first?.error?.code == "message_not_found")
 
-            // The feed carries each applied change once, as a message event with `change`.
+            // The feed carries each applied change once, as a message event with `change` and
+            // not the message: the seq it names, and an edit's text.
             let events = try await api.sync(bob.token, query: "after=0").events.filter { $0.change != nil }
             #expect(events.map { $0.change!.kind } == [.react, .edit, .edit])
-            #expect(events.last?.message?.text == "v3")
+            #expect(events.allSatisfy { $0.message == nil && $0.change?.seq == 1 })
+            #expect(events.map { $0.change?.text } == [nil, "v3", "v3"])
 
             let deleted = try await change(api, alice.token, [ChangeItem(localId: "a4", kind: .delete, conversationId: c, seq: 1)]).1
             #expect(deleted.first?.message?.deletedAt != nil && deleted.first?.message?.text == "")

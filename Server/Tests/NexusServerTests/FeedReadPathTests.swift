@@ -18,7 +18,7 @@ struct FeedReadPathTests {
                 parts += ["seq \(m.seq)", m.localId, m.text, "reply \(m.replyTo ?? 0)", "edited \(m.editedAt != nil)", "deleted \(m.deletedAt != nil)"]
                 parts += (m.reactions ?? []).map { "\($0)" }
             }
-            if let c = e.change { parts += ["change \(c.kind)", c.emoji ?? ""] }
+            if let c = e.change { parts += ["change \(c.kind) \(c.seq)", c.emoji ?? "", c.text ?? ""] }
             if let r = e.receipt { parts += ["receipt \(r.kind) \(r.seq)"] }
             if let c = e.conversation { parts += ["conversation \(c.kind) \(c.members.count)"] }
             return parts.joined(separator: " | ")

@@ -43,9 +43,11 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
     func write(_ event: SyncEvent, live: Bool) {
         model.change { m in
             listMoved = true
-            if let message = event.message, event.type == .message {
+            if let change = event.change {
+                m.apply(change, in: event.conversationId)
+            } else if let message = event.message, event.type == .message {
                 m.take(message)
-                if message.conversationId == m.openId, message.senderId != m.me, event.change == nil { readOpen = true }
+                if message.conversationId == m.openId, message.senderId != m.me { readOpen = true }
             } else if let r = event.receipt, event.type == .receipt {
                 m.book.apply(r, in: event.conversationId)
             }

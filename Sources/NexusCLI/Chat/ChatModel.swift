@@ -62,7 +62,7 @@ final class ChatModel: @unchecked Sendable {
         if conversation.id == openId { open = conversation }
     }
 
-    /// A message of the open conversation, new or changed (an edit, a tombstone, reactions):
+    /// A message of the open conversation, new or fetched again (a page, an acknowledgement):
     /// kept once, by seq, and taking the place of mine that was waiting for it.
     func take(_ message: Message) {
         guard message.conversationId == openId else { return }
@@ -75,6 +75,13 @@ final class ChatModel: @unchecked Sendable {
         } else {
             messages.append(message)
         }
+    }
+
+    /// A change to a message on screen: applied to the copy shown, which the feed doesn't
+    /// send again.
+    func apply(_ change: MessageChange, in conversationId: Int64) {
+        guard conversationId == openId, let i = messages.lastIndex(where: { $0.seq == change.seq }) else { return }
+        messages[i] = messages[i].applying(change)
     }
 
     /// A page of older messages, put before those shown.

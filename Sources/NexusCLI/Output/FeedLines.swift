@@ -43,7 +43,7 @@ struct MessageLine: Encodable {
 }
 
 /// A change to an earlier message, as `tail --json` prints it: what changed, who changed
-/// it, and the message as it is now.
+/// it, and the message as it is now when the local cache holds it.
 struct ChangeLine: Encodable {
     var type = "change"
     var kind: MessageChange.Kind
@@ -53,17 +53,19 @@ struct ChangeLine: Encodable {
     var userId: Int64
     var user: String?
     var emoji: String?
+    var text: String?
     var at: Timestamp
-    var message: Message
+    var message: Message?
 
-    init(change: MessageChange, message: Message, user: String?) {
+    init(change: MessageChange, in conversationId: Int64, message: Message?, user: String?) {
         kind = change.kind
-        ref = message.reference
-        conversationId = message.conversationId
-        seq = message.seq
+        ref = MessageReference(conversationId: conversationId, seq: change.seq)
+        self.conversationId = conversationId
+        seq = change.seq
         userId = change.userId
         self.user = user
         emoji = change.emoji
+        text = change.text
         at = change.at
         self.message = message
     }

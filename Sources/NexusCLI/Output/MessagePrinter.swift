@@ -45,8 +45,8 @@ final class MessagePrinter {
     /// One event as its line, if it has one (conversation changes have none). Called in feed
     /// order, so a receipt follows the message it covers.
     func print(_ event: SyncEvent) {
-        if let m = event.message, let change = event.change, event.type == .message {
-            show(change: change, of: m)
+        if let change = event.change, event.type == .message {
+            show(change: change, in: event.conversationId, now: event.message)
         } else if let m = event.message, event.type == .message {
             print(messages: [m])
         } else if let r = event.receipt, event.type == .receipt {
@@ -110,17 +110,17 @@ final class MessagePrinter {
     /// A change to an earlier message, as an event line naming the message: "12/5 [10:02]
     /// Alice edited 12/5: new text", "… Bob reacted 👍 to 12/5". Printed once per event; the
     /// feed never repeats one.
-    private func show(change: MessageChange, of message: Message) {
+    private func show(change: MessageChange, in conversationId: Int64, now message: Message?) {
         let output = context.output
+        let ref = MessageReference(conversationId: conversationId, seq: change.seq)
         if output.json {
-            output.record(ChangeLine(change: change, message: message, user: people[change.userId]?.email))
+            output.record(ChangeLine(change: change, in: conversationId, message: message, user: people[change.userId]?.email))
             return
         }
-        let ref = message.reference
         let what: TerminalText
         switch change.kind {
         case .edit:
-            what = "edited \(ref): " + TerminalText.body(message.text, continuation: output.paint(TerminalText.continuation(indent: 4), .dim))
+            what = "edited \(ref): " + TerminalText.body(change.text ?? "", continuation: output.paint(TerminalText.continuation(indent: 4), .dim))
         case .delete: what = "deleted \(ref)"
         case .react: what = "reacted \(change.emoji ?? "") to \(ref)"
         case .unreact: what = "removed \(change.emoji ?? "") from \(ref)"

@@ -10,9 +10,12 @@ public struct FeedCache: Sendable {
         self.me = me
     }
 
-    /// Keeps a batch's conversations and messages.
-    func keep(_ batch: SyncResponse) -> [CacheProblem] {
+    /// Keeps a batch's conversations and messages, and applies its changes to the messages
+    /// cached. Returns the batch with each change's `message` as it is after the change,
+    /// where the cache holds it.
+    func keep(_ batch: SyncResponse) -> (batch: SyncResponse, problems: [CacheProblem]) {
         var problems: [CacheProblem] = []
+        var batch = batch
         let conversations = batch.events.compactMap(\.conversation)
         do {
             try Reading.remember(conversations: conversations, profile: profile, me: me)
@@ -20,18 +23,19 @@ public struct FeedCache: Sendable {
             problems.append(.write(error))
         }
         let messages = batch.events.compactMap { $0.type == .message && $0.change == nil ? $0.message : nil }
-        let changed = batch.events.compactMap { $0.type == .message && $0.change != nil ? $0.message : nil }
+        let changes = batch.events.indices.compactMap { i in batch.events[i].change.map { (i, batch.events[i].conversationId, $0) } }
         do {
             if !messages.isEmpty { try MessageCache(profile: profile).insert(messages) }
-            // A change carries the message as it is now; a tombstone drops the cached text.
-            if !changed.isEmpty {
-                try MessageCache(profile: profile).upsert(changed)
-                try ConversationCache(profile: profile).update(lastMessages: changed)
+            if !changes.isEmpty {
+                let changed = try MessageCache(profile: profile).apply(changes.map { ($0.1, $0.2) })
+                for (c, m) in zip(changes, changed) { batch.events[c.0].message = m }
+                // An edit or a delete of a conversation's last message changes its preview.
+                try ConversationCache(profile: profile).update(lastMessages: changed.compactMap { $0 })
             }
         } catch {
             problems.append(.write(error))
         }
-        return problems
+        return (batch, problems)
     }
 
     func newest(_ count: Int, conversationId: Int64?) -> Result<[Message], CacheProblem> {

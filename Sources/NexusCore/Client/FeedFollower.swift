@@ -209,8 +209,13 @@ public final class FeedFollower {
 
     /// Hands out a batch event by event, saving the position after each one is written,
     /// so a kill repeats at most the line being written, and SIGINT/SIGTERM nothing.
-    private func deliver(_ batch: SyncResponse, live: Bool) throws(FeedError) {
-        for problem in cache?.keep(batch) ?? [] { consumer.notice(.cacheProblem(problem)) }
+    private func deliver(_ answer: SyncResponse, live: Bool) throws(FeedError) {
+        var batch = answer
+        if let cache {
+            let problems: [CacheProblem]
+            (batch, problems) = cache.keep(answer)
+            for problem in problems { consumer.notice(.cacheProblem(problem)) }
+        }
         consumer.begin(batch, live: live)
         for (i, event) in batch.events.enumerated() {
             consumer.prepare(event, live: live)

@@ -24,6 +24,30 @@ extension MessageCache {
         }
     }
 
+    /// Applies the feed's changes, in order, to the messages cached, rewriting their segments
+    /// as `upsert` does. Returns each changed message as it is after its change, or nil for
+    /// one the cache doesn't hold (a change never brings a message into the cache).
+    public func apply(_ changes: [(conversationId: Int64, change: MessageChange)]) throws(StoreError) -> [Message?] {
+        var results = [Message?](repeating: nil, count: changes.count)
+        var byConversation: [Int64: [Int]] = [:]
+        for (i, c) in changes.enumerated() where c.change.seq > 0 { byConversation[c.conversationId, default: []].append(i) }
+        for (conversationId, indices) in byConversation {
+            let seqs = indices.map { changes[$0].change.seq }
+            var current: [Int64: Message] = [:]
+            for m in try self.messages(conversationId, seqs: seqs.min()!...seqs.max()!) where seqs.contains(m.seq) { current[m.seq] = m }
+            let before = current
+            for i in indices {
+                let change = changes[i].change
+                guard let m = current[change.seq] else { continue }
+                current[change.seq] = m.applying(change)
+                results[i] = current[change.seq]
+            }
+            let newer = current.filter { before[$0.key] != $0.value }
+            if !newer.isEmpty { try rewrite(conversationId, with: newer) }
+        }
+        return results
+    }
+
     private func rewrite(_ conversationId: Int64, with newer: [Int64: Message]) throws(StoreError) {
         let encoder = JSONLinesFile.lineEncoder()
         let decoder = JSONDecoder()

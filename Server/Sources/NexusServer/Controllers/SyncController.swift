@@ -19,10 +19,13 @@ struct SyncController {
     /// presence is added to its conversation, which changes over time).
     private func present(_ event: SyncEvent) -> SyncEvent {
         var e = event
-        e.check = FeedCheck.of(event)
+        e.check = Self.check(of: event)
         e.conversation = e.conversation.map(services.present)
         return e
     }
+
+    /// A change's check, the store made with the message it no longer carries.
+    private static func check(of event: SyncEvent) -> String { event.check ?? FeedCheck.of(event) }
 
     /// Refuses a cursor that this database's history doesn't hold: past its head, or
     /// naming an event that isn't the one the cursor was made at (a restored or reset
@@ -30,7 +33,7 @@ struct SyncController {
     private func verify(after: Int64, check: String?, conversationId: Int64?) async throws {
         guard let check, after > 0 else { return }
         let found = try await feed.eventToCheck(id: after, conversationId: conversationId)
-        guard let found, FeedCheck.of(found) == check else {
+        guard let found, Self.check(of: found) == check else {
             throw APIError(
                 status: .gone, code: "unknown_cursor",
                 message: "This cursor is not from this server's history (its database was restored or reset); "
@@ -199,7 +202,7 @@ struct SyncController {
     private func lastPage(viewer: Int64, conversationId: Int64?, count: Int, askedPresence: String?) async throws -> Response {
         let (events, head) = try await feed.lastMessageEvents(viewer: viewer, conversationId: conversationId, count: count)
         let headEvent = events.last?.id == head ? events.last : try await feed.eventToCheck(id: head, conversationId: conversationId)
-        var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(FeedCheck.of))
+        var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(Self.check(of:)))
         if let askedPresence {
             let snapshot = services.presenceSnapshot(of: try await contacts(of: viewer, conversationId: conversationId))
             if snapshot.digest != askedPresence { response.presence = snapshot.states }

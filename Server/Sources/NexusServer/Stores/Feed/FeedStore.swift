@@ -23,9 +23,15 @@ enum FeedRows {
     }
 
     /// An event (`e`, prefixed `e_`) with its message (`m`) or its receipt (`r`, prefixed `r_`).
+    /// A change (`x`, prefixed `x_`) reads of its message only the seq, and an edit the text:
+    /// a reaction to a message with hundreds of them must not read them all again.
     static let columns = """
         e.id AS e_id, e.conversation_id AS e_conversation_id, e.type AS e_type,
-        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.text, m.sent_at, m.reply_to, m.edited_at, m.deleted_at, m.reactions, m.attachments, m.membership,
+        m.id, m.conversation_id, m.seq, m.sender_id, m.local_id, m.sent_at, m.reply_to, m.edited_at, m.deleted_at,
+        CASE WHEN e.type = 'change' AND x.kind <> 'edit' THEN NULL ELSE m.text END AS text,
+        CASE WHEN e.type = 'change' THEN NULL ELSE m.reactions END AS reactions,
+        CASE WHEN e.type = 'change' THEN NULL ELSE m.attachments END AS attachments,
+        CASE WHEN e.type = 'change' THEN NULL ELSE m.membership END AS membership,
         x.kind AS x_kind, x.user_id AS x_user_id, x.emoji AS x_emoji, x.at AS x_at,
         r.user_id AS r_user_id, r.kind AS r_kind, r.seq AS r_seq, r.at AS r_at
         """
@@ -51,11 +57,15 @@ enum FeedRows {
             case "message":
                 events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, message: try Rows.message(row)))
             case "change":
-                // A change shows the message as it is now; its own row says what happened.
+                let kind = MessageChange.Kind(rawValue: try row.text("x_kind") ?? "") ?? .edit
                 let change = MessageChange(
-                    kind: MessageChange.Kind(rawValue: try row.text("x_kind") ?? "") ?? .edit, userId: try row.int("x_user_id") ?? 0,
-                    emoji: try row.text("x_emoji"), at: try Rows.timestamp(row, "x_at") ?? Timestamp(milliseconds: 0))
-                events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, message: try Rows.message(row), change: change))
+                    kind: kind, userId: try row.int("x_user_id") ?? 0, emoji: try row.text("x_emoji"),
+                    at: try Rows.timestamp(row, "x_at") ?? Timestamp(milliseconds: 0), seq: try row.int("seq") ?? 0,
+                    text: kind == .edit ? try row.text("text") ?? "" : nil)
+                // The check stays what it was when a change carried its message: a cursor
+                // saved on one before still names it.
+                let check = FeedCheck.of(SyncEvent(id: id, type: .message, conversationId: conversationId, message: try Rows.message(row)))
+                events.append(SyncEvent(id: id, type: .message, conversationId: conversationId, change: change, check: check))
             case "receipt":
                 let receipt = Receipt(
                     userId: try row.int("r_user_id") ?? 0,

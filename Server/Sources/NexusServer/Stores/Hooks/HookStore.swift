@@ -151,15 +151,15 @@ extension Rows {
             sender: try message.map { m in
                 User(id: m.senderId, email: try row.text("u_email") ?? "", displayName: try row.text("u_display_name") ?? "")
             },
-            change: try change(row),
+            change: try change(row, seq: message?.seq ?? 0),
             actor: try row.int("x_user_id").map { id in
                 User(id: id, email: try row.text("a_email") ?? "", displayName: try row.text("a_display_name") ?? "")
             })
     }
 
-    private static func change(_ row: some StoreRow) throws -> MessageChange? {
+    private static func change(_ row: some StoreRow, seq: Int64) throws -> MessageChange? {
         guard let kind = try row.text("x_kind").flatMap(MessageChange.Kind.init(rawValue:)), let user = try row.int("x_user_id") else { return nil }
-        return MessageChange(kind: kind, userId: user, emoji: try row.text("x_emoji"), at: try timestamp(row, "x_at") ?? Timestamp(milliseconds: 0))
+        return MessageChange(kind: kind, userId: user, emoji: try row.text("x_emoji"), at: try timestamp(row, "x_at") ?? Timestamp(milliseconds: 0), seq: seq)
     }
 
     static func attempt(_ row: some StoreRow) throws -> HookAttempt {

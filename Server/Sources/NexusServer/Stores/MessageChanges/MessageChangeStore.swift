@@ -32,7 +32,6 @@ enum ChangeRules {
     static func apply(
         _ item: ChangeItem, by user: Int64, to message: Message, at now: Timestamp, limits: ServerLimits
     ) -> Result<Message, APIError> {
-        var m = message
         let name = "\(message.reference)"
         switch item.kind {
         case .edit, .delete:
@@ -49,45 +48,15 @@ enum ChangeRules {
                 status: .conflict, code: "membership_event", message: "Message \(name) records a membership change; it can't be changed."))
         }
         if message.deletedAt != nil {
-            if item.kind == .delete || item.kind == .unreact { return .success(m) }
+            if item.kind == .delete || item.kind == .unreact { return .success(message) }
             return .failure(APIError(
                 status: .conflict, code: "message_deleted", message: "Message \(name) was deleted; it can't be \(item.kind == .edit ? "edited" : "reacted to")."))
         }
-        switch item.kind {
-        case .edit:
-            let text = item.text ?? ""
-            guard text != m.text else { return .success(m) }
-            m.text = text
-            m.editedAt = now
-        case .delete:
-            // The tombstone: the seq stays, so pages stay gapless; the text, the reactions
-            // and the attachments go.
-            m.text = ""
-            m.deletedAt = now
-            m.reactions = nil
-            m.attachments = nil
-        case .react, .unreact:
-            let emoji = item.emoji ?? ""
-            var reactions = m.reactions ?? []
-            if item.kind == .react, let refusal = reactionRefusal(emoji, by: user, on: reactions, name: name, limits: limits) {
-                return .failure(refusal)
-            }
-            if let i = reactions.firstIndex(where: { $0.emoji == emoji }) {
-                if item.kind == .react {
-                    guard !reactions[i].userIds.contains(user) else { return .success(m) }
-                    reactions[i].userIds.append(user)
-                } else {
-                    guard reactions[i].userIds.contains(user) else { return .success(m) }
-                    reactions[i].userIds.removeAll { $0 == user }
-                    if reactions[i].userIds.isEmpty { reactions.remove(at: i) }
-                }
-            } else {
-                guard item.kind == .react else { return .success(m) }
-                reactions.append(Reaction(emoji: emoji, userIds: [user]))
-            }
-            m.reactions = reactions.isEmpty ? nil : reactions
+        if item.kind == .react, let refusal = reactionRefusal(item.emoji ?? "", by: user, on: message.reactions ?? [], name: name, limits: limits) {
+            return .failure(refusal)
         }
-        return .success(m)
+        let change = MessageChange(kind: item.kind, userId: user, emoji: item.emoji, at: now, seq: message.seq, text: item.kind == .edit ? item.text ?? "" : nil)
+        return .success(message.applying(change))
     }
 
     /// Why `user` may not add `emoji` to a message with `reactions`; nil when it may (or

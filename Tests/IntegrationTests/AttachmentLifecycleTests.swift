@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// Where attachment bytes end: a delete drops the blob once no other message of

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// Attachments: a file sent offline goes up in chunks that survive kill -9 of

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// The outbox promises: nothing lost, nothing duplicated, whatever the network,

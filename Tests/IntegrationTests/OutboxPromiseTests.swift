@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// The outbox promises once found broken: a NUL cut a

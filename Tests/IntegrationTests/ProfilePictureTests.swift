@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// `profile --picture FILE`: an image uploaded as attachments are, kept as the account's;

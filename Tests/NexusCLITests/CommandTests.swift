@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import NexusCLI
-import NexusCore
+@testable import NexusCore
 
 /// Commands run in-process, with captured output. None of these need a server.
 struct CommandTests {

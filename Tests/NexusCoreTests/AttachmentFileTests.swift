@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// The client's side of attachments that needs no server: the hash is OpenSSL's SHA-256,

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// The follower in-process, against a scripted feed that fails on cue: where it starts,

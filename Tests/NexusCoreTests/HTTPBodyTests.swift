@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// A body with a Content-Length is read from the socket straight into its own array

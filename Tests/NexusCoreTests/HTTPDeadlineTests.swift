@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// A server that accepts connections and reads nothing (a stopped

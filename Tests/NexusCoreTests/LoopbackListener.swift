@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import NexusCore
+@testable import NexusCore
 
 /// A listening socket on 127.0.0.1 and a port the system chose, for tests that play a
 /// server at the socket level.

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// Edit/delete/react speed: a change rewrites only its own line of the cached

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// A delivery's claims read the outbox incrementally (Outbox+ClaimView.swift): each decodes

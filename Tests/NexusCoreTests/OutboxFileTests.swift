@@ -1,5 +1,5 @@
 import Testing
-import NexusCore
+@testable import NexusCore
 import Foundation
 
 /// The outbox on disk: records folded into entries, compaction, backoff, the session file.

@@ -1,5 +1,5 @@
 import Foundation
-import NexusCore
+@testable import NexusCore
 import Testing
 
 /// The sending use case, in-process, against a fake server with injected faults: the one

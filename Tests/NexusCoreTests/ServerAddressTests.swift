@@ -1,5 +1,5 @@
 import Testing
-import NexusCore
+@testable import NexusCore
 
 struct ServerAddressTests {
     @Test(arguments: [

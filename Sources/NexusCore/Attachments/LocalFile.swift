@@ -32,7 +32,7 @@ public struct OutboxFile: Codable, Sendable, Equatable {
 /// whole file.
 public enum LocalFile {
     /// Bytes a read takes at a time.
-    public static let pieceBytes = 1 << 20
+    static let pieceBytes = 1 << 20
 
     /// Size and SHA-256 of the regular file at `path`.
     public static func measure(_ path: String, onProgress: ((Int64) -> Void)? = nil) throws(StoreError) -> (size: Int64, sha256: String) {

@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// SHA-256 through the system's OpenSSL (EVP), fed in pieces: never a hand-written hash.
-public final class SHA256Digest {
+final class SHA256Digest {
     private let context: OpaquePointer?
 
     public init() {
@@ -25,7 +25,7 @@ public final class SHA256Digest {
     }
 
     /// The digest as 64 lower-case hex digits. Call once.
-    public func finalHex() -> String {
+    func finalHex() -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         _ = nexus_EVP_DigestFinal_ex(context, &digest, &length)

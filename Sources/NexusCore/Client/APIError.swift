@@ -48,7 +48,7 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
 
     /// True when no secure connection could be made (certificate, handshake, or plain
     /// http:// refused): messages stay queued, and the run stops until that is fixed.
-    public var isTransportSecurity: Bool {
+    var isTransportSecurity: Bool {
         switch self {
         case .tls, .plainHTTPRefused: return true
         default: return false
@@ -56,13 +56,13 @@ public enum APIError: Error, Equatable, CustomStringConvertible {
     }
 
     /// The server refused to store anything for want of space (503 `storage_full`).
-    public var isStorageFull: Bool {
+    var isStorageFull: Bool {
         if case .server(503, "storage_full", _, _) = self { return true }
         return false
     }
 
     /// True for failures that may go away by themselves: network trouble, 429, 5xx.
-    public var isTransient: Bool {
+    var isTransient: Bool {
         switch self {
         case .unreachable, .interrupted: return true
         case .server(let status, _, _, _): return status == 429 || status >= 500

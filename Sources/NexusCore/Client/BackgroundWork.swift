@@ -7,7 +7,7 @@ import Synchronization
 /// the work reads goes away, and before anything else uses what it writes; and by exit() if
 /// the process ends first (a closed pipe ends a command at its next write), so it is not torn
 /// down in the middle of a file.
-public final class BackgroundWork<Result>: @unchecked Sendable {
+final class BackgroundWork<Result>: @unchecked Sendable {
     private var thread = pthread_t()
     /// Set by the thread; read only after `join`.
     private var result: Result?

@@ -71,10 +71,10 @@ public final class FeedFollower {
         public var follow: Bool
         /// Also follow contacts' presence (`tail -f --presence`, `convos -f`).
         public var presence = false
-        public var waitSeconds = 25
-        public var firstBackoffMs: UInt32 = 200
+        var waitSeconds = 25
+        var firstBackoffMs: UInt32 = 200
         /// Capped so a follower is back within about 3 s of the network's return, however long it was gone.
-        public var maxBackoffMs: UInt32 = 2500
+        var maxBackoffMs: UInt32 = 2500
 
         public init(conversationId: Int64?, lines: Int, startFromNewest: Bool, follow: Bool) {
             self.conversationId = conversationId
@@ -89,7 +89,7 @@ public final class FeedFollower {
     let options: Options
     let consumer: any FeedConsumer
     /// How the follower waits between retries; tests pass one that doesn't sleep.
-    public var sleep: (UInt32) -> Void = { usleep($0 * 1000) }
+    var sleep: (UInt32) -> Void = { usleep($0 * 1000) }
     /// Where the feed stands: after the last event handed out.
     public private(set) var cursor: FeedCursor?
     /// Where what arrives is kept; nil keeps nothing (tests).

@@ -24,7 +24,7 @@ extension NexusAPI: FeedSource {
 
 extension APIError {
     /// The server doesn't know the cursor: its database was restored or reset since.
-    public var isUnknownCursor: Bool {
+    var isUnknownCursor: Bool {
         if case .server(410, "unknown_cursor", _, _) = self { return true }
         return false
     }

@@ -52,7 +52,7 @@ public struct LineStream {
     }
 
     /// True while bytes read are not yet a line handed out (and so not yet queued).
-    public var holdsUnqueuedBytes: Bool { !partial.isEmpty }
+    var holdsUnqueuedBytes: Bool { !partial.isEmpty }
 
     /// Waits up to `timeoutMs` (-1: for ever) for input, then reads all that is waiting.
     public mutating func next(timeoutMs: Int32) -> Event {
@@ -95,7 +95,7 @@ public struct LineStream {
     }
 
     /// What is left of a line cut short by a signal, as a line of its own.
-    public mutating func takePartial() -> [Line] {
+    mutating func takePartial() -> [Line] {
         defer { partial = [] }
         var lines: [Line] = []
         if !partial.isEmpty { append(partial[...], to: &lines) }

@@ -15,7 +15,7 @@ public enum UploadFailure: Error, Equatable {
 extension NexusAPI {
     /// Bytes one upload request carries: what a kill or a dropped connection can cost. As
     /// many as nexusd takes in one: fewer requests, the same resumption.
-    public static let uploadChunkBytes = Limits.maxUploadChunkBytes
+    static let uploadChunkBytes = Limits.maxUploadChunkBytes
 
     /// Uploads `file` unless the server has it already, from where the server's last
     /// acknowledgement left off. The server checks the SHA-256 before it acknowledges the
@@ -76,7 +76,7 @@ extension NexusAPI {
     }
 
     /// The server's state of the caller's upload of `sha256` (404 when there is none).
-    public func uploadState(sha256: String) throws(APIError) -> UploadState {
+    func uploadState(sha256: String) throws(APIError) -> UploadState {
         try call("GET", "/v1/uploads/\(sha256)")
     }
 

@@ -1,7 +1,7 @@
 /// An offline-first read: the cache when it can answer alone, else the server (keeping
 /// what it answers), else, when the server can't be reached, the cache's best answer
 /// with the reason. Every read command follows this one policy; see `Reading`.
-public struct OfflineFirst<Value> {
+struct OfflineFirst<Value> {
     /// A complete answer from the cache alone, or nil when the server must be asked.
     public var cached: () throws(StoreError) -> Value?
     public var server: () throws(APIError) -> Value
@@ -11,7 +11,7 @@ public struct OfflineFirst<Value> {
     public var fallback: (APIError) throws(ReadError) -> Value
     /// The cache's answer when the server says the caller is not a member (404 `not_found`):
     /// someone removed from a group keeps what they had read. Nil: the 404 is the answer.
-    public var formerMember: ((APIError) throws(ReadError) -> Value)?
+    var formerMember: ((APIError) throws(ReadError) -> Value)?
 
     public init(
         cached: @escaping () throws(StoreError) -> Value? = { nil },
@@ -66,9 +66,9 @@ public struct Fetched<Value> {
     /// The cache failed on the way; the value is good, the cache may lag.
     public var cacheProblems: [CacheProblem] = []
     /// The server's answer being kept in the cache aside (`OfflineFirst.read(keepingAside:)`).
-    public var keeping: BackgroundWork<[CacheProblem]>?
+    var keeping: BackgroundWork<[CacheProblem]>?
 
-    public init(value: Value, source: ReadSource, cacheProblems: [CacheProblem] = [], keeping: BackgroundWork<[CacheProblem]>? = nil) {
+    init(value: Value, source: ReadSource, cacheProblems: [CacheProblem] = [], keeping: BackgroundWork<[CacheProblem]>? = nil) {
         self.value = value
         self.source = source
         self.cacheProblems = cacheProblems

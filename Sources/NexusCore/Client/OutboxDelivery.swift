@@ -7,7 +7,7 @@ public enum DeliveryText {
     public static let secure = "Message waits: no secure connection to the server."
     public static let storage = "Message waits: the server is out of storage."
     /// A message tried for longer than the retry limit (from the product documents).
-    public static let retryLimit = "Retry limit exceeded"
+    static let retryLimit = "Retry limit exceeded"
 
     /// Why a run stopped on a failure that may pass, or that needs a secure connection.
     static func stopped(by error: APIError) -> String {
@@ -48,7 +48,7 @@ public struct DeliveryReport: Sendable {
     public var dropped: Set<String> = []
     /// The command's own messages the server refused for good (also in `failed`): nothing
     /// of them was kept.
-    public var discarded: Set<String> = []
+    var discarded: Set<String> = []
     /// Queued messages another account wrote: they stay queued until a delivery with its
     /// credentials sends them (OutboxAuthor).
     public var otherAuthors: [OutboxEntry] = []

@@ -215,7 +215,7 @@ extension Reading {
     }
 
     /// Notes a direct conversation by the other member's email; best effort.
-    public static func rememberDirect(_ conversation: Conversation, profile: Profile, me: Int64) {
+    static func rememberDirect(_ conversation: Conversation, profile: Profile, me: Int64) {
         guard conversation.kind == .direct, let other = conversation.members.first(where: { $0.id != me }) else { return }
         try? profile.rememberDirect(email: other.email, conversationId: conversation.id)
     }

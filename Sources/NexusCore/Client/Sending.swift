@@ -39,7 +39,7 @@ public struct Sending {
     public let api: any SendingAPI
     public var now: () -> Timestamp = { .now() }
     public var maxItems = 500
-    public var maxBytes = 4 * 1024 * 1024
+    var maxBytes = 4 * 1024 * 1024
     /// Called after each batch with (messages done, messages to do).
     public var onProgress: ((Int, Int) -> Void)?
     /// Called while a file goes up with (the file, bytes the server has).
@@ -48,7 +48,7 @@ public struct Sending {
     /// "Retry limit exceeded" (the product documents' 24 hours of trying).
     public var retryLimitSeconds = Sending.defaultRetryLimitSeconds
 
-    public static let defaultRetryLimitSeconds: Int64 = 86_400
+    static let defaultRetryLimitSeconds: Int64 = 86_400
 
     /// The user id of the profile's saved session: messages queued by an older nexusctl,
     /// which recorded no author, are its (see OutboxAuthor).

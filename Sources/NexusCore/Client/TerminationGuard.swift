@@ -67,7 +67,7 @@ public enum TerminationGuard {
     }
 
     /// The signal that arrived during a hold, or 0.
-    public static var pendingSignal: Int32 { installed ? Int32(state[1]) : 0 }
+    static var pendingSignal: Int32 { installed ? Int32(state[1]) : 0 }
 
     fileprivate static func arrived(_ signal: Int32) {
         if state[0] != 0 {

@@ -5,7 +5,7 @@ extension HTTPClient {
     /// sees the status and headers first. Any other answer comes back whole (an error is
     /// small), its body in the response. `timeoutMs` bounds each wait for bytes, not the
     /// whole transfer.
-    public func stream(
+    func stream(
         _ path: String, headers: [(String, String)] = [], timeoutMs: Int32 = 30_000,
         onHead: (HTTPResponse) throws(HTTPClientError) -> Void,
         onBody: (UnsafeRawBufferPointer) throws(HTTPClientError) -> Void

@@ -15,12 +15,12 @@ import LibC
 public final class HTTPClient {
     public let address: ServerAddress
     public let tls: TLSOptions
-    public var connectTimeoutMs: Int32 = 5_000
+    var connectTimeoutMs: Int32 = 5_000
     /// How long a write may make no progress at all before the request fails.
-    public var writeStallMs: Int32 = 10_000
+    var writeStallMs: Int32 = 10_000
     /// Extra time a request gets for its body on top of its timeout: one millisecond for
     /// every `bodyBytesPerMs` bytes (16 KB/s), so a large batch on a slow link can finish.
-    public var bodyBytesPerMs = 16
+    var bodyBytesPerMs = 16
     var fd: Int32 = -1
     var buffer: [UInt8] = []
     var scratch: [UInt8] = []
@@ -55,7 +55,7 @@ public final class HTTPClient {
     /// keep-alive connection before any byte of the answer arrived is sent once more on
     /// a new connection: the server may have closed the idle connection. Every nexusd
     /// request is idempotent, so that is safe.
-    public func request(
+    func request(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
         contentType: String = "application/json", timeoutMs: Int32 = 30_000
     ) throws(HTTPClientError) -> HTTPResponse {

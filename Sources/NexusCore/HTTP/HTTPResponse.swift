@@ -1,6 +1,6 @@
-public struct HTTPResponse: Sendable {
+struct HTTPResponse: Sendable {
     public var status: Int
-    public var headers: [(String, String)]
+    var headers: [(String, String)]
     public var body: [UInt8]
 
     public func header(_ name: String) -> String? {
@@ -18,7 +18,7 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
+enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     /// Nothing answered: refused, unreachable, DNS failure. Safe to try again later.
     case unreachable(String)
     /// The connection broke or timed out after the request may have been sent.
@@ -29,7 +29,7 @@ public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     case tls(TLSFailure)
 
     /// Nothing answered, or the connection broke: another replica may answer instead.
-    public var serverGone: Bool {
+    var serverGone: Bool {
         switch self {
         case .unreachable, .connectionLost: return true
         case .timedOut, .malformedResponse, .tls: return false

@@ -81,7 +81,7 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// This machine itself: plain http:// to it exposes nothing to the network.
-    public var isLoopback: Bool {
+    var isLoopback: Bool {
         let h = host.lowercased()
         if h == "localhost" || h.hasSuffix(".localhost") || h == "::1" { return true }
         let octets = h.split(separator: ".", omittingEmptySubsequences: false)

@@ -46,7 +46,7 @@ public struct ConversationCache: Sendable {
     }
 
     /// Puts these conversations in the list, replacing their old lines.
-    public func upsert(_ summaries: [ConversationSummary]) throws(StoreError) {
+    func upsert(_ summaries: [ConversationSummary]) throws(StoreError) {
         let ids = Set(summaries.map(\.id))
         try saveList((list().filter { !ids.contains($0.id) } + summaries).sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) })
     }
@@ -60,7 +60,7 @@ public struct ConversationCache: Sendable {
         return Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
     }
 
-    public func savePeople(_ users: [User]) throws(StoreError) {
+    func savePeople(_ users: [User]) throws(StoreError) {
         var all = people()
         for u in users { all[u.id] = u }
         try write(all.values.sorted { $0.id < $1.id }, to: peoplePath)

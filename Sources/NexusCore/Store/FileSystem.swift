@@ -48,7 +48,7 @@ public enum FileSystem {
         }
     }
 
-    public static func readFile(_ path: String) throws(StoreError) -> [UInt8]? {
+    static func readFile(_ path: String) throws(StoreError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if Glibc.errno == ENOENT { return nil }
@@ -141,7 +141,7 @@ public enum FileSystem {
     }
 
     /// When a file was last written, or nil when it does not exist.
-    public static func modificationTime(_ path: String) -> Timestamp? {
+    static func modificationTime(_ path: String) -> Timestamp? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         return Timestamp(milliseconds: Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
@@ -157,7 +157,7 @@ public enum FileSystem {
 
 /// An exclusive advisory lock (flock) held until `unlock` or process exit, so a
 /// crashed holder never leaves a stale lock behind.
-public final class FileLock {
+final class FileLock {
     private var fd: Int32
     public let path: String
 
@@ -167,7 +167,7 @@ public final class FileLock {
     }
 
     /// Waits for the lock.
-    public static func acquire(_ path: String) throws(StoreError) -> FileLock {
+    static func acquire(_ path: String) throws(StoreError) -> FileLock {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if fd < 0 { throw .errno(path, "can't open lock") }
         while flock(fd, LOCK_EX) != 0 {
@@ -179,7 +179,7 @@ public final class FileLock {
     }
 
     /// Takes the lock only if nobody holds it.
-    public static func tryAcquire(_ path: String) throws(StoreError) -> FileLock? {
+    static func tryAcquire(_ path: String) throws(StoreError) -> FileLock? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if fd < 0 { throw .errno(path, "can't open lock") }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -190,7 +190,7 @@ public final class FileLock {
         return FileLock(fd: fd, path: path)
     }
 
-    public func unlock() {
+    func unlock() {
         if fd >= 0 {
             flock(fd, LOCK_UN)
             close(fd)
@@ -199,7 +199,7 @@ public final class FileLock {
     }
 
     /// Replaces what the lock file holds (not synced: it means something only while held).
-    public func replaceContents(_ bytes: [UInt8]) throws(StoreError) {
+    func replaceContents(_ bytes: [UInt8]) throws(StoreError) {
         guard fd >= 0 else { return }
         if ftruncate(fd, 0) != 0 { throw .errno(path, "can't truncate") }
         _ = lseek(fd, 0, SEEK_SET)

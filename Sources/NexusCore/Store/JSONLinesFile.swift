@@ -22,24 +22,24 @@ public struct JSONLinesFile: Sendable {
 
     public init(path: String) { self.path = path }
 
-    public struct ReadResult<T> {
+    struct ReadResult<T> {
         public var records: [T]
         /// Complete lines that did not decode as a record, in file order.
         public var skipped: [SkippedLine]
         /// True when the file ends in a partial line (a crash during a write).
         public var tornTail: Bool
 
-        public var skippedLines: Int { skipped.count }
+        var skippedLines: Int { skipped.count }
     }
 
     /// A complete line that did not decode: where it is, and its bytes as they are.
-    public struct SkippedLine: Sendable, Equatable {
+    struct SkippedLine: Sendable, Equatable {
         /// 1-based, counting every line of the file.
         public var line: Int
         public var bytes: [UInt8]
     }
 
-    public func read<T: Decodable>(_ type: T.Type) throws(StoreError) -> ReadResult<T> {
+    func read<T: Decodable>(_ type: T.Type) throws(StoreError) -> ReadResult<T> {
         guard let bytes = try FileSystem.readFile(path) else {
             return ReadResult(records: [], skipped: [], tornTail: false)
         }
@@ -49,7 +49,7 @@ public struct JSONLinesFile: Sendable {
     /// Splits the bytes of a JSON-lines file into records. Never fails: a line that does
     /// not decode goes to `skipped`, and a last line without its newline is a torn tail,
     /// never decoded.
-    public static func parse<T: Decodable>(_ bytes: [UInt8], as type: T.Type) -> ReadResult<T> {
+    static func parse<T: Decodable>(_ bytes: [UInt8], as type: T.Type) -> ReadResult<T> {
         let decoder = JSONDecoder()
         let byHand = T.self as? any JSONLineReadable.Type
         var records: [T] = []
@@ -91,7 +91,7 @@ public struct JSONLinesFile: Sendable {
     /// Rewrites the whole file atomically with just these records, after `keeping`: lines
     /// that did not decode, carried over byte for byte so a rewrite never drops them.
     /// `durable: false` skips the fsync, for caches, which the server can refill.
-    public func replace<T: Encodable>(with records: [T], keeping kept: [SkippedLine] = [], durable: Bool = true) throws(StoreError) {
+    func replace<T: Encodable>(with records: [T], keeping kept: [SkippedLine] = [], durable: Bool = true) throws(StoreError) {
         var bytes: [UInt8] = []
         for line in kept {
             bytes += line.bytes

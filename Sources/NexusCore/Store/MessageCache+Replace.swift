@@ -10,7 +10,7 @@ extension MessageCache {
     /// rename), so a deleted message's text leaves the file; the rest are inserted as
     /// `insert` does. Only segments with a real difference are rewritten: reading a page
     /// the cache already agrees with costs a binary search per run, as a read does.
-    public func upsert(_ messages: [Message]) throws(StoreError) {
+    func upsert(_ messages: [Message]) throws(StoreError) {
         var byConversation: [Int64: [Message]] = [:]
         for m in messages where m.seq > 0 { byConversation[m.conversationId, default: []].append(m) }
         for (conversationId, list) in byConversation {

@@ -97,8 +97,8 @@ extension MessageCache {
 /// command of a day prunes what is older. The outbox is another file and is never pruned,
 /// so nothing still queued is lost; `cache prune` does the same by hand, with any age.
 public struct CacheRetention {
-    public static let keepMs: Int64 = 30 * 86_400_000
-    public static let everyMs: Int64 = 86_400_000
+    static let keepMs: Int64 = 30 * 86_400_000
+    static let everyMs: Int64 = 86_400_000
     let profile: Profile
 
     public init(profile: Profile) { self.profile = profile }

@@ -14,7 +14,7 @@ import LibC
 /// it after a failed try), or dropped before the claim (and never sent).
 extension Outbox {
     /// The messages of one request, marked in flight until `end`.
-    public final class InFlight {
+    final class InFlight {
         let lock: FileLock
 
         init(_ lock: FileLock) { self.lock = lock }
@@ -31,7 +31,7 @@ extension Outbox {
     /// Right before a request: leaves out the messages of `batch` dropped meanwhile (or gone
     /// from the file, which only a drop or a send does), and marks the rest in flight. `view`
     /// carries what the delivery's previous claims read (Outbox+ClaimView.swift).
-    public func claim(_ batch: [OutboxEntry], view: ClaimView = ClaimView()) throws(StoreError) -> (live: [OutboxEntry], dropped: [OutboxEntry], inFlight: InFlight?) {
+    func claim(_ batch: [OutboxEntry], view: ClaimView = ClaimView()) throws(StoreError) -> (live: [OutboxEntry], dropped: [OutboxEntry], inFlight: InFlight?) {
         let lock = try FileLock.acquire(lockPath)
         defer { lock.unlock() }
         try view.update(file.path)

@@ -1,7 +1,7 @@
 extension OutboxKind {
     /// add, remove, leave and rename: a group's membership, delivered one at a time by
     /// their own endpoints, in order with the conversation's sends and changes.
-    public var isMembership: Bool {
+    var isMembership: Bool {
         switch self {
         case .add, .remove, .leave, .rename: true
         case .send, .edit, .delete, .react, .unreact: false

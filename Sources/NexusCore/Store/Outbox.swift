@@ -12,17 +12,17 @@ import Foundation
 /// same messages at once.
 public struct Outbox: Sendable {
     public let file: JSONLinesFile
-    public let lockPath: String
-    public let flushLockPath: String
+    let lockPath: String
+    let flushLockPath: String
     /// Held by a delivery while one request is in flight, and holding the localIds it
     /// carries: a drop of one of them waits for the verdict (see Outbox+Drop).
-    public let inFlightPath: String
+    let inFlightPath: String
     /// The most messages (queued or failed) the outbox takes; nil for no limit.
     public var limit: Int? = Outbox.defaultLimit
     /// The account this command acts as: every message it queues is recorded as its.
     public var author: OutboxAuthor?
 
-    public static let defaultLimit = 10_000
+    static let defaultLimit = 10_000
 
     public init(profile: Profile) {
         self.file = profile.outbox
@@ -31,10 +31,10 @@ public struct Outbox: Sendable {
         self.inFlightPath = profile.directory + "/inflight.lock"
     }
 
-    public static func newLocalId() -> String { UUID().uuidString.lowercased() }
+    static func newLocalId() -> String { UUID().uuidString.lowercased() }
 
     /// True while a delivery (`queue flush`, `send`, …) of this profile holds the flush lock.
-    public var isDelivering: Bool {
+    var isDelivering: Bool {
         if let lock = try? FileLock.tryAcquire(flushLockPath) {
             lock.unlock()
             return false
@@ -47,7 +47,7 @@ public struct Outbox: Sendable {
 
     /// Appends records under the outbox lock and fsyncs them (unless `sync` is false). New
     /// messages (`queued` records) are refused when they would take the open messages past `limit`.
-    public func append(_ records: [OutboxRecord], sync: Bool = true) throws(StoreError) {
+    func append(_ records: [OutboxRecord], sync: Bool = true) throws(StoreError) {
         guard !records.isEmpty else { return }
         let lock = try FileLock.acquire(lockPath)
         defer { lock.unlock() }
@@ -101,7 +101,7 @@ public struct Outbox: Sendable {
         /// done. Harmless; the next append cuts it off.
         public var tornTail: Bool
         /// How many records the file holds, settled ones included.
-        public var recordCount: Int
+        var recordCount: Int
         /// The damaged lines as they are, so a rewrite can keep them.
         var damagedLines: [JSONLinesFile.SkippedLine]
         /// Messages dropped (`queue drop`), by localId, with when: kept a day across rewrites
@@ -109,7 +109,7 @@ public struct Outbox: Sendable {
         public var dropped: [String: Timestamp] = [:]
 
         /// Records that could not be read (a torn last line counts once).
-        public var damagedRecords: Int { damaged.count + (tornTail ? 1 : 0) }
+        var damagedRecords: Int { damaged.count + (tornTail ? 1 : 0) }
     }
 
     public func read() throws(StoreError) -> Contents {
@@ -207,7 +207,7 @@ public struct Outbox: Sendable {
     /// lines are carried over as they are: only `repair` drops them, when asked.
     /// Returns whether it rewrote.
     @discardableResult
-    public func compact(force: Bool = false) throws(StoreError) -> Bool {
+    func compact(force: Bool = false) throws(StoreError) -> Bool {
         let lock = try FileLock.acquire(lockPath)
         defer { lock.unlock() }
         let contents = try read()

@@ -7,7 +7,7 @@ public struct OutboxAuthor: Sendable, Equatable, Encodable {
     public var userId: Int64?
     public var email: String?
     /// The SHA-256 (hex) of an access token, when its user is not known.
-    public var tokenHash: String?
+    var tokenHash: String?
 
     public init(userId: Int64? = nil, email: String? = nil, tokenHash: String? = nil) {
         self.userId = userId

@@ -27,8 +27,8 @@ public enum OutboxKind: String, Codable, Sendable {
 /// One state change of an outbox entry. The outbox file is the log of these; an entry's
 /// state is the fold of its records. Records written before changes existed have no
 /// `kind`: they are sends.
-public struct OutboxRecord: Codable, Sendable, Equatable {
-    public enum Op: String, Codable, Sendable {
+struct OutboxRecord: Codable, Sendable, Equatable {
+    enum Op: String, Codable, Sendable {
         /// Written, and fsynced, before any network I/O. Carries the text.
         case queued
         /// The server acknowledged it.
@@ -73,10 +73,10 @@ public struct OutboxRecord: Codable, Sendable, Equatable {
     /// Only this account sends it; records without one are the profile's account's.
     public var author: Int64?
     /// On a `queued` record: that account's email, for `queue` to say for whom it waits.
-    public var authorEmail: String?
+    var authorEmail: String?
     /// On a `queued` record of an access token (`$NEXUS_TOKEN`) whose user is not known:
     /// the token's SHA-256, so only a command with the same token sends it.
-    public var authorToken: String?
+    var authorToken: String?
 
     public init(
         op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
@@ -126,7 +126,7 @@ public struct OutboxEntry: Sendable, Equatable {
     public var emails: [String] = []
     /// When its first failed try that may pass (a deferral) happened since it was queued or
     /// retried: the retry limit counts from here.
-    public var tryingSince: Timestamp? = nil
+    var tryingSince: Timestamp? = nil
     /// Who queued it; nil for a record of an older nexusctl (the profile's account's).
     public var author: OutboxAuthor? = nil
 
@@ -136,7 +136,7 @@ public struct OutboxEntry: Sendable, Equatable {
         return MessageReference(conversationId: c, seq: t)
     }
 
-    public func isDue(at now: Timestamp) -> Bool {
+    func isDue(at now: Timestamp) -> Bool {
         status == .queued && (nextAttemptAt.map { $0 <= now } ?? true)
     }
 }

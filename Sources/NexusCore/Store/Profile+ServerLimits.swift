@@ -1,7 +1,7 @@
 /// What the profile's server last said of its limits (`Nexus-Max-Attachment`), so a
 /// command can refuse what the server would refuse before anything is queued, offline too.
 extension Profile {
-    public var maxAttachmentPath: String { directory + "/max-attachment" }
+    var maxAttachmentPath: String { directory + "/max-attachment" }
 
     /// The largest attachment the server took, in bytes, when it last said; nil: never said.
     public func loadMaxAttachment() -> Int64? {

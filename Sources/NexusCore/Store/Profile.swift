@@ -55,10 +55,10 @@ public struct Profile: Sendable {
         return nil
     }
 
-    public var sessionPath: String { directory + "/session.json" }
+    var sessionPath: String { directory + "/session.json" }
     public var outbox: JSONLinesFile { JSONLinesFile(path: directory + "/outbox.jsonl") }
-    public var outboxLockPath: String { directory + "/outbox.lock" }
-    public var directsPath: String { directory + "/directs.json" }
+    var outboxLockPath: String { directory + "/outbox.lock" }
+    var directsPath: String { directory + "/directs.json" }
 
     public func ensureDirectory() throws(StoreError) {
         try FileSystem.makeDirectories(directory)
@@ -94,7 +94,7 @@ public struct Profile: Sendable {
     /// A copy of the CA certificates the profile logged in with (--cacert, $NEXUS_CACERT),
     /// so its next commands trust its server without being told again, while other
     /// profiles keep the system's store.
-    public var caPath: String { directory + "/ca.pem" }
+    var caPath: String { directory + "/ca.pem" }
 
     public var savedCA: String? { FileSystem.exists(caPath) ? caPath : nil }
 
@@ -120,14 +120,14 @@ public struct Profile: Sendable {
         return map
     }
 
-    public func rememberDirect(email: String, conversationId: Int64) throws(StoreError) {
+    func rememberDirect(email: String, conversationId: Int64) throws(StoreError) {
         var map = loadDirects()
         guard map[email.lowercased()] != conversationId else { return }
         map[email.lowercased()] = conversationId
         try saveDirects(map)
     }
 
-    public func saveDirects(_ map: [String: Int64]) throws(StoreError) {
+    func saveDirects(_ map: [String: Int64]) throws(StoreError) {
         guard map != loadDirects() else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -138,7 +138,7 @@ public struct Profile: Sendable {
 
     /// The saved position of a `tail -f` stream (see FeedPosition): one per scope, all
     /// conversations or one, and per name; the unnamed default keeps the old file names.
-    public func cursorPath(conversationId: Int64?, name: String? = nil) -> String {
+    func cursorPath(conversationId: Int64?, name: String? = nil) -> String {
         directory + "/cursor-" + (conversationId.map { "c\($0)" } ?? "all") + (name.map { "@" + $0 } ?? "")
     }
 }

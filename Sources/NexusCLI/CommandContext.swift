@@ -31,7 +31,7 @@ public final class CommandContext {
     /// config's `server =` is where a new profile logs in. --help, the man page and the
     /// README state this order, and NewcomerTests checks it.
     public func serverAddresses() throws(CLIError) -> [ServerAddress] {
-        let urls = invocation.value("server") ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
+        let urls = invocation[GlobalOptions.server] ?? environment["NEXUS_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
             ?? session?.server ?? config.server(profile: profile.name) ?? ServerAddress.defaultURL
         do {
             return try ServerAddress.list(parsing: urls)
@@ -63,9 +63,9 @@ public final class CommandContext {
     /// and for people checking that resumption works.
     func tlsOptions() -> TLSOptions {
         var options = TLSOptions(
-            caFile: invocation.value("cacert") ?? environment["NEXUS_CACERT"].flatMap { $0.isEmpty ? nil : $0 } ?? config.profiles[profile.name]?.cacert ?? profile.savedCA ?? config.cacert,
+            caFile: invocation[GlobalOptions.cacert] ?? environment["NEXUS_CACERT"].flatMap { $0.isEmpty ? nil : $0 } ?? config.profiles[profile.name]?.cacert ?? profile.savedCA ?? config.cacert,
             sessionDirectory: profile.directory,
-            allowPlainHTTP: invocation.flag("allow-plain-http") || config.allowPlainHTTP)
+            allowPlainHTTP: invocation[GlobalOptions.allowPlainHTTP] || config.allowPlainHTTP)
         if environment["NEXUS_DEBUG_TLS"] == "1" {
             let terminal = output.terminal
             options.onHandshake = { handshake in
@@ -177,10 +177,10 @@ public final class CommandContext {
     }
 
     /// An integer option, checked against a range.
-    public func intOption(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(CLIError) -> Int {
-        guard let text = invocation.value(name) else { return fallback }
+    public func intOption(_ option: Value, default fallback: Int, range: ClosedRange<Int>) throws(CLIError) -> Int {
+        guard let text = invocation[option] else { return fallback }
         guard let value = Int(text), range.contains(value) else {
-            throw .usage("--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text)'")
+            throw .usage("--\(option.spec.name) takes a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text)'")
         }
         return value
     }

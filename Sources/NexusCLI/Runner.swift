@@ -54,7 +54,7 @@ public enum NexusCLI {
         }
 
         var fields: Set<String>?
-        if let list = invocation.value("fields") {
+        if let list = invocation[GlobalOptions.fields] {
             let names = list.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
             let known = spec?.jsonFields ?? []
             if let unknown = names.first(where: { !known.contains($0) }) {
@@ -66,12 +66,12 @@ public enum NexusCLI {
             }
             fields = Set(names)
         }
-        let json = invocation.flag("json") || fields != nil
-        let color = invocation.explicitFlag("color")
+        let json = invocation[GlobalOptions.json] || fields != nil
+        let color = invocation.given(GlobalOptions.color)
             ?? (terminal.outputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb")
-        let output = Output(terminal: terminal, json: json, quiet: invocation.flag("quiet"), color: color, fields: fields)
+        let output = Output(terminal: terminal, json: json, quiet: invocation[GlobalOptions.quiet], color: color, fields: fields)
 
-        if invocation.flag("version") {
+        if invocation[GlobalOptions.version] {
             if json {
                 output.document(["version": version, "commit": BuildInfo.commit])
             } else {
@@ -79,7 +79,7 @@ public enum NexusCLI {
             }
             return ExitCode.ok.rawValue
         }
-        guard let spec, !invocation.flag("help") else {
+        guard let spec, !invocation[GlobalOptions.help] else {
             terminal.writeOut(spec.map { Help.command(invocation.path, $0) } ?? Help.overview(CommandTable.all))
             return ExitCode.ok.rawValue
         }
@@ -95,7 +95,7 @@ public enum NexusCLI {
             output.error(.usage("the config file is not valid: \(error)"))
             return ExitCode.usage.rawValue
         }
-        let profileName = profileName(flag: invocation.value("profile"), environment: environment, config: config)
+        let profileName = profileName(flag: invocation[GlobalOptions.profile], environment: environment, config: config)
         if let problem = Profile.problem(withName: profileName) {
             output.error(.usage(problem))
             return ExitCode.usage.rawValue

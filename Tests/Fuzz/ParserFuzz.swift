@@ -113,7 +113,7 @@ private func checkParsed(_ invocation: Invocation, _ spec: CommandSpec?, _ args:
     }
     for a in invocation.arguments { check(args.contains(a), "argument '\(a)' is not in argv") }
 
-    if let spec, !invocation.flag("help"), !invocation.flag("version") {
+    if let spec, !invocation[GlobalOptions.help], !invocation[GlobalOptions.version] {
         check(spec.arguments.contains(invocation.arguments.count), "\(invocation.arguments.count) arguments for '\(spec.name)'")
     }
 
@@ -192,7 +192,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         let (again, againSpec) = try parser.parse(args)
         check(again == invocation && againSpec?.name == spec?.name, "parsing \(args) twice gave two answers")
         checkParsed(invocation, spec, args)
-        if spec == nil || invocation.flag("help") || invocation.flag("version") || spec?.run == nil {
+        if spec == nil || invocation[GlobalOptions.help] || invocation[GlobalOptions.version] || spec?.run == nil {
             checkRun(args, error: nil)
         }
     } catch {

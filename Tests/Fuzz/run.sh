@@ -73,7 +73,7 @@ EOF
 # are in it without an edit here.
 {
     printf '%s\n' '"\x00"' '"--"' '"-"' '"--no-"' '"="'
-    grep -rhoE 'OptionSpec\("[a-z][a-z0-9-]*"' Sources/NexusCLI | sed -E 's/OptionSpec\("(.*)"/"--\1"/'
+    grep -rhoE '(Flag|Value|Values)\("[a-z][a-z0-9-]*"' Sources/NexusCLI | sed -E 's/^[A-Za-z]+\("(.*)"/"--\1"/'
     grep -rhoE 'short: "[a-zA-Z0-9]"' Sources/NexusCLI | sed -E 's/short: "(.)"/"-\1"/'
     grep -rhoE 'name: "[a-z][a-z0-9-]*"' Sources/NexusCLI | sed -E 's/name: "(.*)"/"\1"/'
 } | sort -u > "$out/dict/parser.dict"

@@ -106,14 +106,25 @@ struct ParserTests {
     /// The refusal comes from the option's `secret`, not from its name: any table can mark one.
     @Test func anOptionMarkedSecretRefusesItsSecretInArgv() {
         let spec = CommandSpec(
-            name: "deploy", summary: "", options: [OptionSpec("token-stdin", help: "", secret: "token")], arguments: 0...1, run: nil)
+            name: "deploy", summary: "", options: [Flag("token-stdin", help: "", secret: "token")], arguments: 0...1, run: nil)
         let parser = Parser(commands: [spec])
         #expect(throws: ParseError.passwordInArguments(command: "deploy")) { try parser.parse(["deploy", "--token=abc"]) }
         #expect(throws: ParseError.passwordInArguments(command: "deploy")) { try parser.parse(["deploy", "--token", "abc"]) }
         // Without the mark, --token is a prefix of --token-stdin, and "abc" is left an argument.
         let unmarked = Parser(commands: [CommandSpec(
-            name: "deploy", summary: "", options: [OptionSpec("token-stdin", help: "")], arguments: 0...1, run: nil)])
+            name: "deploy", summary: "", options: [Flag("token-stdin", help: "")], arguments: 0...1, run: nil)])
         #expect((try? unmarked.parse(["deploy", "--token", "abc"]))?.0.arguments == ["abc"])
+    }
+
+    /// A command reads back, by the key it declared, what the parser stored: a switch as
+    /// Bool (or nil when not given), a value as its last, a repeatable one as all of them.
+    @Test func aKeyReadsWhatItsOptionWasGiven() throws {
+        let (tail, _) = try parser.parse(["tail", "-fn", "5", "--lines=6", "--no-color"])
+        #expect(tail[TailCommand.follow] && !tail[TailCommand.read])
+        #expect(tail[TailCommand.lines] == "6" && tail[TailCommand.cursor] == nil)
+        #expect(tail.given(GlobalOptions.color) == false && tail.given(GlobalOptions.quiet) == nil)
+        let (send, _) = try parser.parse(["send", "1", "--file", "a", "--file=b"])
+        #expect(send[SendCommand.file] == ["a", "b"] && send[SendCommand.name] == nil)
     }
 
     /// The commands after which the runner delivers the queue, from the table alone.

@@ -3,7 +3,8 @@ import NexusCore
 
 /// What register and login share: reading the password and saving the session.
 enum Accounts {
-    static let passwordStdin = OptionSpec("password-stdin", help: "read the password from the first line of stdin (for scripts)",
+    /// Every command that reads a password declares this key, if with help of its own.
+    static let passwordStdin = Flag("password-stdin", help: "read the password from the first line of stdin (for scripts)",
         secret: "password")
 
     /// The password from stdin (--password-stdin) or a no-echo prompt; never from argv,
@@ -14,7 +15,7 @@ enum Accounts {
     static func password(
         _ context: CommandContext, confirm: Bool, prompt: String = "Password", rule: (String) -> String? = { _ in nil }
     ) throws(CLIError) -> String {
-        if context.invocation.flag("password-stdin") {
+        if context.invocation[passwordStdin] {
             guard let line = context.terminal.readInputLine(), !line.isEmpty else {
                 throw .usage("--password-stdin was given but stdin held no \(prompt.lowercased())")
             }
@@ -64,7 +65,9 @@ enum Accounts {
     /// `nexusctl <words>` with the --profile and --server of this command line, so a hint
     /// can be pasted as it is and reach the same account.
     static func commandLine(_ context: CommandContext, _ words: String) -> String {
-        let flags = ["profile", "server"].compactMap { name in context.invocation.value(name).map { "--\(name) \(shellQuoted($0)) " } }
+        let flags = [GlobalOptions.profile, GlobalOptions.server].compactMap { option in
+            context.invocation[option].map { "--\(option.spec.name) \(shellQuoted($0)) " }
+        }
         return "nexusctl " + flags.joined() + words
     }
 
@@ -81,7 +84,7 @@ enum Accounts {
             // The CA named on its command line is the profile's from now on ($NEXUS_CACERT
             // is there for every command anyway); a login elsewhere without one drops it,
             // and one to the same server keeps it.
-            if let given = context.invocation.value("cacert") {
+            if let given = context.invocation[GlobalOptions.cacert] {
                 try context.profile.saveCA(from: given)
             } else if previous?.server != servers {
                 try context.profile.saveCA(from: nil)

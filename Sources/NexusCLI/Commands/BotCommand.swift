@@ -2,6 +2,8 @@ import NexusCore
 
 /// `nexusctl bot`: bot accounts owned by the caller, which post with a token (docs/tokens.md).
 enum BotCommand {
+    static let name = Value("name", "DISPLAY", help: "the bot's display name (default: <name>)")
+
     static let spec = CommandSpec(
         name: "bot", summary: "Make, list and delete bot accounts that post with a token",
         usage: ["create <name> [--name DISPLAY] [--scope read|send|all] [--conversation C]... [--expires 90d|never]", "list", "delete <name>"],
@@ -16,7 +18,7 @@ enum BotCommand {
                 name: "create", summary: "Make a bot and print its token, this once",
                 usage: ["<name> [--name DISPLAY] [--scope read|send|all] [--conversation C]... [--expires 90d|never]"],
                 details: "The token goes to stdout alone on its line; the bot's address and the rest to stderr.",
-                options: [OptionSpec("name", .value(placeholder: "DISPLAY"), help: "the bot's display name (default: <name>)")] + TokenOptions.all,
+                options: [name] + TokenOptions.all,
                 arguments: 1...1, requirements: [.session],
                 jsonFields: ["token", "accessToken", "user"],
                 examples: [
@@ -37,7 +39,7 @@ enum BotCommand {
         let name = context.arguments[0]
         if let problem = TokenNames.problem(with: name, what: "bot") { throw .usage(problem) }
         let (scope, conversations, expiresIn) = try TokenOptions.parse(context)
-        let display = context.invocation.value("name")
+        let display = context.invocation[Self.name]
         let created = try context.call { api throws(APIError) in
             try api.createBot(CreateBotRequest(
                 name: name, displayName: display, scope: scope, conversations: conversations, expiresIn: expiresIn))

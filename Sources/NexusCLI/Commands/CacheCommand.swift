@@ -3,6 +3,8 @@ import NexusCore
 enum CacheCommand {
     static let defaultRetention = "30d"
 
+    static let olderThan = Value("older-than", "AGE", help: "the age past which messages go (default \(defaultRetention))")
+
     static let spec = CommandSpec(
         name: "cache", summary: "Manage the local message cache",
         usage: ["prune [--older-than AGE]"],
@@ -12,13 +14,13 @@ enum CacheCommand {
                 name: "prune", summary: "Drop cached messages older than an age (default \(defaultRetention))",
                 usage: ["[--older-than AGE]"],
                 details: "AGE is a number and a unit: 90m, 12h, 30d, 8w. Each cache file is rewritten atomically.\nThe outbox is never pruned. The cache also prunes itself: the first command of a day drops\nmessages older than 30 days.",
-                options: [OptionSpec("older-than", .value(placeholder: "AGE"), help: "the age past which messages go (default \(defaultRetention))")],
+                options: [olderThan],
                 jsonFields: ["removed"], run: prune),
         ],
         run: nil)
 
     static func prune(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let text = context.invocation.value("older-than") ?? defaultRetention
+        let text = context.invocation[olderThan] ?? defaultRetention
         guard let seconds = parseAge(text) else {
             throw .usage("--older-than takes an age such as 90m, 12h, 30d or 8w; got '\(text)'")
         }

@@ -100,13 +100,13 @@ public enum Completion {
         var profileTyped: String?
         for word in words.dropLast() {
             if let option = expectsValueFor {
-                if option.name == "profile" { profileTyped = word }
+                if option == GlobalOptions.profile.spec { profileTyped = word }
                 expectsValueFor = nil
                 continue
             }
             if word.hasPrefix("-") {
                 let name = String(String.UnicodeScalarView(word.unicodeScalars.drop { $0 == "-" }.prefix { $0 != "=" }))
-                if name == "profile", let eq = word.firstIndex(of: "=") { profileTyped = String(word[word.index(after: eq)...]) }
+                if name == GlobalOptions.profile.spec.name, let eq = word.firstIndex(of: "=") { profileTyped = String(word[word.index(after: eq)...]) }
                 let options = (spec?.options ?? []) + GlobalOptions.all
                 if !word.unicodeScalars.contains("="), let option = options.first(where: { $0.name == name || (word.count == 2 && $0.short == word.last) }),
                    option.takesValue
@@ -134,7 +134,7 @@ public enum Completion {
             // The --no- twins are there to be typed, not offered: only once "--no-" is.
             let twins = current.hasPrefix("--no-")
             out = ((spec?.options ?? []) + GlobalOptions.all).flatMap { o -> [Candidate] in
-                let hasTwin = !(o.takesValue || o.name == "help" || o.name == "version")
+                let hasTwin = !(o.takesValue || o == GlobalOptions.help.spec || o == GlobalOptions.version.spec)
                 return twins ? (hasTwin ? [Candidate("--no-" + o.name, o.help)] : []) : [Candidate("--" + o.name, o.help)]
             }
         } else if positionals == 0 && !level.isEmpty {
@@ -146,11 +146,11 @@ public enum Completion {
     }
 
     private static func values(for option: OptionSpec, spec: CommandSpec?, profile: Profile) -> [String] {
-        switch option.name {
-        case "profile":
+        switch option {
+        case GlobalOptions.profile.spec:
             let home = String(profile.directory.dropLast(profile.name.count + 1))
             return FileSystem.list(home, directoriesOnly: true).filter { Profile.problem(withName: $0) == nil }
-        case "fields": return spec?.jsonFields ?? []
+        case GlobalOptions.fields.spec: return spec?.jsonFields ?? []
         default: return []
         }
     }

@@ -1,6 +1,11 @@
 import NexusCore
 
 enum ConvosCommand {
+    static let search = Value("search", short: "s", "QUERY", help: "only names or last messages containing QUERY (any case)")
+    static let unread = Flag("unread", help: "only conversations with unread messages")
+    static let limit = Value("limit", "N", help: "at most N conversations")
+    static let follow = Flag("follow", short: "f", help: "keep running and show the list again whenever it changes")
+
     static let spec = CommandSpec(
         name: "convos", summary: "List your conversations, most recent first",
         usage: ["[--search QUERY] [--unread] [--limit N] [-f]"],
@@ -23,12 +28,7 @@ enum ConvosCommand {
             ("conversationId", "userId", "user", "until"). While it runs you count as online.
             Ctrl-C, SIGTERM or SIGHUP end it cleanly.
             """,
-        options: [
-            OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or last messages containing QUERY (any case)"),
-            OptionSpec("unread", help: "only conversations with unread messages"),
-            OptionSpec("limit", .value(placeholder: "N"), help: "at most N conversations"),
-            OptionSpec("follow", short: "f", help: "keep running and show the list again whenever it changes"),
-        ],
+        options: [search, unread, limit, follow],
         requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy", "lastMessageReaders",
                      "type", "userId", "user", "online", "lastSeenAt", "conversationId", "until"],
@@ -37,8 +37,8 @@ enum ConvosCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.me().id
-        let limit = try context.intOption("limit", default: Int.max, range: 1...Int.max)
-        if context.invocation.flag("follow") { return try ConvosFollow(context: context, me: me, limit: limit).run() }
+        let limit = try context.intOption(Self.limit, default: Int.max, range: 1...Int.max)
+        if context.invocation[follow] { return try ConvosFollow(context: context, me: me, limit: limit).run() }
         // Kept in the cache beside the printing; the queue's delivery after the command waits.
         let fetched = try context.read { reading throws(ReadError) in try reading.conversations(keepingAside: true) }
         defer { context.warn(fetched.kept()) }
@@ -47,8 +47,8 @@ enum ConvosCommand {
         if let reason = fetched.offlineReason { context.output.offline("\(reason); showing cached conversations") }
         let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         let total = list.conversations.count
-        let kept = filter(list.conversations, me: me, people: people, search: context.invocation.value("search"),
-                          unreadOnly: context.invocation.flag("unread"))
+        let kept = filter(list.conversations, me: me, people: people, search: context.invocation[search],
+                          unreadOnly: context.invocation[unread])
         // Not copied when whole: ten thousand summaries are megabytes.
         let shown = kept.count > limit ? Array(kept.prefix(limit)) : kept
         if context.output.json {

@@ -2,6 +2,10 @@ import NexusCore
 
 /// `download CONVERSATION/SEQ`: a message's attachment, verified, to a file or stdout.
 enum DownloadCommand {
+    static let out = Value("out", short: "o", "file", help: "where to save it; '-' for stdout")
+    static let index = Value("index", "n", help: "which attachment, counting from 1")
+    static let force = Flag("force", help: "replace an existing file")
+
     static let spec = CommandSpec(
         name: "download", summary: "Save a message's attachment, checked against its SHA-256",
         usage: ["<conversation>/<seq> [--out <file>|-] [--index <n>] [--force]"],
@@ -18,11 +22,7 @@ enum DownloadCommand {
             Prints the path saved. Exit status: 0 saved; 1 exists, or the bytes did not match;
             3 no such message or attachment (or not yours to see); 75 the server is unreachable.
             """,
-        options: [
-            OptionSpec("out", short: "o", .value(placeholder: "file"), help: "where to save it; '-' for stdout"),
-            OptionSpec("index", .value(placeholder: "n"), help: "which attachment, counting from 1"),
-            OptionSpec("force", help: "replace an existing file"),
-        ],
+        options: [out, index, force],
         arguments: 1...1,
         requirements: [.session],
         jsonFields: ["path", "name", "size", "type", "sha256"],
@@ -42,9 +42,9 @@ enum DownloadCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let (conversationId, seq) = try parseReference(context.arguments[0])
-        let out = context.invocation.value("out")
-        let force = context.invocation.flag("force")
-        let index: Int? = context.invocation.value("index") == nil ? nil : try context.intOption("index", default: 1, range: 1...Limits.maxAttachments)
+        let out = context.invocation[Self.out]
+        let force = context.invocation[Self.force]
+        let index: Int? = context.invocation[Self.index] == nil ? nil : try context.intOption(Self.index, default: 1, range: 1...Limits.maxAttachments)
         let api = try context.api()
         let page: MessagesPage
         do { page = try api.messages(conversationId: conversationId, before: .seq(seq.saturatingAdd(1)), limit: 1) } catch { throw context.failure(error) }

@@ -1,6 +1,12 @@
 import NexusCore
 
 enum HistoryCommand {
+    static let before = Value("before", "SEQ|id:ID|TIME", help: "messages before this seq, message id or time")
+    static let limit = Value("limit", "N", help: "messages a page, 1 to 500 (default 50)")
+    static let after = Value("after", "SEQ|id:ID|TIME", help: "messages after this seq, from this message id or time, oldest first")
+    static let all = Flag("all", help: "the whole conversation, oldest to newest")
+    static let read = Flag("read", help: "mark what it prints as read (`mark-read = yes` in the config does it always)")
+
     static let spec = CommandSpec(
         name: "history", summary: "Page through a conversation, 50 messages at a time",
         usage: [
@@ -45,13 +51,7 @@ enum HistoryCommand {
             escaped (\\e, \\r, \\x7f, \\u{202e}: see docs/output.md), and each further line of a
             multi-line message starts with "│ ". --json prints every text exactly as it was sent.
             """,
-        options: [
-            OptionSpec("before", .value(placeholder: "SEQ|id:ID|TIME"), help: "messages before this seq, message id or time"),
-            OptionSpec("limit", .value(placeholder: "N"), help: "messages a page, 1 to 500 (default 50)"),
-            OptionSpec("after", .value(placeholder: "SEQ|id:ID|TIME"), help: "messages after this seq, from this message id or time, oldest first"),
-            OptionSpec("all", help: "the whole conversation, oldest to newest"),
-            OptionSpec("read", help: "mark what it prints as read (`mark-read = yes` in the config does it always)"),
-        ],
+        options: [before, limit, after, all, read],
         arguments: 1...1,
         requirements: [.session],
         jsonFields: messageFields,
@@ -70,17 +70,17 @@ enum HistoryCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let me = try context.me()
-        let limit = try context.intOption("limit", default: Limits.defaultPageSize, range: 1...Limits.maxPageSize)
-        let all = context.invocation.flag("all")
-        let anchor = try context.invocation.value("before").map { text throws(CLIError) in try parseAnchor(text, option: "before") }
-        let after = try context.invocation.value("after").map { text throws(CLIError) in try parseAnchor(text, option: "after") }
+        let limit = try context.intOption(Self.limit, default: Limits.defaultPageSize, range: 1...Limits.maxPageSize)
+        let all = context.invocation[Self.all]
+        let anchor = try context.invocation[before].map { text throws(CLIError) in try parseAnchor(text, option: "before") }
+        let after = try context.invocation[Self.after].map { text throws(CLIError) in try parseAnchor(text, option: "after") }
         if all && anchor != nil { throw .usage("--all pages through the whole conversation; it takes no --before (--after starts it later)") }
         if after != nil && anchor != nil { throw .usage("give --before or --after, not both") }
 
         let conversationId = try Conversations.resolve(context.arguments[0], context)
         let forward = all || after != nil
         let printer = HistoryPrinter(context: context, me: me, conversationId: conversationId, limit: limit, all: all, forward: forward)
-        printer.markRead = context.invocation.flag("read") || context.config.markRead
+        printer.markRead = context.invocation[read] || context.config.markRead
         printer.endsAtNewest = anchor == nil
         ChatHeader.show(conversationId: conversationId, me: me.id, context: context)
         let reading = try context.reading()

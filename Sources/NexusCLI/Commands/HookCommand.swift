@@ -2,6 +2,11 @@ import NexusCore
 
 /// `nexusctl hook`: webhooks. (Hook.swift is `tail -f --exec`'s runner, not this.)
 enum HookCommand {
+    static let name = Value("name", "NAME", help: "the hook's name, for list, revoke and deliveries")
+    static let url = Value("url", "URL", help: "make an outgoing hook POSTing each new message here")
+    static let wantedEvents = Value("events", "LIST", help: "with --url: what to send, of \(Webhook.eventKinds.joined(separator: ",")) (default: all)")
+    static let limit = Value("limit", "N", help: "at most N attempts, 1 to 1000 (default 50)")
+
     static let spec = CommandSpec(
         name: "hook", summary: "Webhooks: post into a conversation with curl, or have nexusd POST its new messages to a URL",
         usage: ["[list]", "create <conversation> [--name NAME] [--url URL [--events LIST]]", "revoke <name>", "deliveries <name> [--limit N]"],
@@ -31,13 +36,7 @@ enum HookCommand {
                     reaction.removed, membership.changed) unless --events names the ones it wants.
                     The name (letters, digits, '.', '-', '_') defaults to <conversation>-in or <conversation>-out.
                     """,
-                options: [
-                    OptionSpec("name", .value(placeholder: "NAME"), help: "the hook's name, for list, revoke and deliveries"),
-                    OptionSpec("url", .value(placeholder: "URL"), help: "make an outgoing hook POSTing each new message here"),
-                    OptionSpec(
-                        "events", .value(placeholder: "LIST"),
-                        help: "with --url: what to send, of \(Webhook.eventKinds.joined(separator: ",")) (default: all)"),
-                ],
+                options: [name, url, wantedEvents],
                 arguments: 1...1, requirements: [.session], jsonFields: ["hook", "url", "secret"],
                 examples: [
                     ("URL=$(nexusctl hook create 12 --name disk-alerts) && curl -d 'disk 95% full' \"$URL\"", "post from any shell"),
@@ -57,7 +56,7 @@ enum HookCommand {
                     A failed delivery is tried again after 1 s, 2 s, 4 s … up to an hour between tries; a hook whose
                     every delivery has failed for a day is disabled, and this says why.
                     """,
-                options: [OptionSpec("limit", .value(placeholder: "N"), help: "at most N attempts, 1 to 1000 (default 50)")],
+                options: [limit],
                 arguments: 1...1, requirements: [.session],
                 jsonFields: ["deliveryId", "event", "messageId", "attempt", "at", "status", "latencyMs", "error"], run: deliveries),
         ],
@@ -72,10 +71,10 @@ enum HookCommand {
     }
 
     static func create(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let target = context.invocation.value("url")
-        let events = try context.invocation.value("events").map { list throws(CLIError) in try eventKinds(list, url: target) }
+        let target = context.invocation[Self.url]
+        let events = try context.invocation[wantedEvents].map { list throws(CLIError) in try eventKinds(list, url: target) }
         let id = try Conversations.resolve(context.arguments[0], context)
-        let request = CreateHookRequest(conversationId: id, name: context.invocation.value("name"), url: target, events: events)
+        let request = CreateHookRequest(conversationId: id, name: context.invocation[Self.name], url: target, events: events)
         let created = try context.call { api throws(APIError) in try api.createHook(request) }
         let hook = created.hook
         let url = try created.path.map { path throws(CLIError) in try publicURL(path, context) }
@@ -159,7 +158,7 @@ enum HookCommand {
 
     static func deliveries(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let name = context.arguments[0]
-        let limit = try context.intOption("limit", default: 50, range: 1...1000)
+        let limit = try context.intOption(Self.limit, default: 50, range: 1...1000)
         let response = try context.call { api throws(APIError) in try api.hookDeliveries(named: name, limit: limit) }
         if context.output.json {
             context.output.document(response, items: "attempts")

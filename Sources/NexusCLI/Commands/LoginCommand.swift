@@ -1,6 +1,8 @@
 import NexusCore
 
 enum LoginCommand {
+    static let tokenStdin = Flag("token-stdin", help: "log in with an access token read from the first line of stdin", secret: "token")
+
     static let spec = CommandSpec(
         name: "login", summary: "Log in to an account and save the session in the profile",
         usage: ["<email> [--password-stdin]", "--token-stdin"],
@@ -10,7 +12,7 @@ enum LoginCommand {
             --token-stdin saves an access token (`nexusctl token create`, `nexusctl bot create`) instead, read from
             the first line of stdin; $NEXUS_TOKEN uses one for a single command and saves nothing (docs/tokens.md).
             """,
-        options: [Accounts.passwordStdin, OptionSpec("token-stdin", help: "log in with an access token read from the first line of stdin", secret: "token")],
+        options: [Accounts.passwordStdin, tokenStdin],
         arguments: 0...1,
         jsonFields: ["user", "profile", "server", "offline"],
         examples: [
@@ -19,7 +21,7 @@ enum LoginCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        if context.invocation.flag("token-stdin") { return try withToken(context) }
+        if context.invocation[tokenStdin] { return try withToken(context) }
         guard let email = context.arguments.first else {
             throw .usage("login needs an email, or --token-stdin with an access token on stdin")
         }

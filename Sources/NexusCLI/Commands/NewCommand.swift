@@ -1,6 +1,9 @@
 import NexusCore
 
 enum NewCommand {
+    static let name = Value("name", "NAME", help: "the group's name (default: its members' names)")
+    static let separate = Flag("separate", help: "make a new group even when one of exactly these people exists")
+
     static let spec = CommandSpec(
         name: "new", summary: "Open a direct conversation, or create a group of three or more",
         usage: ["<email>", "<email> <email>... [--name NAME] [--separate]"],
@@ -11,10 +14,7 @@ enum NewCommand {
             people (and that name): --separate makes another. An unknown email is an error, and
             nothing is created.
             """,
-        options: [
-            OptionSpec("name", .value(placeholder: "NAME"), help: "the group's name (default: its members' names)"),
-            OptionSpec("separate", help: "make a new group even when one of exactly these people exists"),
-        ],
+        options: [name, separate],
         arguments: 1...255,
         requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["conversation", "created"],
@@ -29,8 +29,8 @@ enum NewCommand {
         for email in emails {
             if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
         }
-        let name = context.invocation.value("name")
-        let separate = context.invocation.flag("separate")
+        let name = context.invocation[Self.name]
+        let separate = context.invocation[Self.separate]
         if emails.count == 1 && name != nil { throw .usage("--name names a group; a direct conversation is named after the other person") }
         if emails.count == 1 && separate { throw .usage("--separate is for groups: there is only ever one direct conversation with a person") }
         if let name, let problem = Identity.problem(withName: name.trimmingSpaces(), what: "title", checkLength: false) { throw .usage(problem) }

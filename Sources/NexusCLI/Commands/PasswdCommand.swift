@@ -1,6 +1,9 @@
 import NexusCore
 
 enum PasswdCommand {
+    static let keepSessions = Flag("keep-sessions", help: "leave the account's other sessions logged in")
+    static let passwordStdin = Accounts.passwordStdin.helped("read the old password, then the new one, from the first two lines of stdin")
+
     static let spec = CommandSpec(
         name: "passwd", summary: "Change the account's password",
         usage: ["[--keep-sessions] [--password-stdin]"],
@@ -11,11 +14,7 @@ enum PasswdCommand {
             logged in. Access tokens and bots keep working: `nexusctl token revoke` ends those.
             Needs a session from login or register: an access token can't change the password (exit 4).
             """,
-        options: [
-            OptionSpec("keep-sessions", help: "leave the account's other sessions logged in"),
-            OptionSpec("password-stdin", help: "read the old password, then the new one, from the first two lines of stdin",
-                       secret: "password"),
-        ],
+        options: [keepSessions, passwordStdin],
         requirements: [.session],
         jsonFields: ["changed", "otherSessionsEnded"],
         examples: [
@@ -26,7 +25,7 @@ enum PasswdCommand {
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let old = try Accounts.password(context, confirm: false, prompt: "Old password")
         let new = try Accounts.password(context, confirm: true, prompt: "New password", rule: Accounts.newPasswordProblem)
-        let keep = context.invocation.flag("keep-sessions")
+        let keep = context.invocation[keepSessions]
         let api = try context.api()
         do throws(APIError) {
             try api.changePassword(old: old, new: new, keepSessions: keep)

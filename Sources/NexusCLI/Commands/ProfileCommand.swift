@@ -2,6 +2,10 @@ import LibC
 import NexusCore
 
 enum ProfileCommand {
+    static let name = Value("name", "NAME", help: "the new display name")
+    static let picture = Value("picture", "FILE", help: "make this image the account's picture")
+    static let removePicture = Flag("remove-picture", help: "take the account's picture away")
+
     static let spec = CommandSpec(
         name: "profile", summary: "Show the account's name, email, registration and picture, or set them",
         usage: ["[--name NAME] [--picture FILE | --remove-picture]"],
@@ -14,11 +18,7 @@ enum ProfileCommand {
             "sha256"}, the url a path on the server that any of its users' tokens can GET. --remove-picture takes it
             away. Not the local profiles of --profile: `nexusctl profiles` lists those.
             """,
-        options: [
-            OptionSpec("name", .value(placeholder: "NAME"), help: "the new display name"),
-            OptionSpec("picture", .value(placeholder: "FILE"), help: "make this image the account's picture"),
-            OptionSpec("remove-picture", help: "take the account's picture away"),
-        ],
+        options: [name, picture, removePicture],
         requirements: [.session],
         jsonFields: ["id", "email", "displayName", "createdAt", "picture"],
         examples: [
@@ -29,14 +29,14 @@ enum ProfileCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         var name: String?
-        if let given = context.invocation.value("name") {
+        if let given = context.invocation[Self.name] {
             let trimmed = given.trimmingSpaces()
             if trimmed.isEmpty { throw .usage("--name needs a display name", hint: "say what people should see, e.g. --name \"Alice Liddell\".") }
             if let problem = Identity.problem(withName: trimmed) { throw .usage(problem) }
             name = trimmed
         }
-        let remove = context.invocation.flag("remove-picture")
-        let picture = try context.invocation.value("picture").map { path throws(CLIError) in try pictureFile(path) }
+        let remove = context.invocation[removePicture]
+        let picture = try context.invocation[Self.picture].map { path throws(CLIError) in try pictureFile(path) }
         if picture != nil && remove { throw .usage("give --picture FILE or --remove-picture, not both") }
         var user = try context.call { api throws(APIError) in
             if let name { return try api.setDisplayName(name) }

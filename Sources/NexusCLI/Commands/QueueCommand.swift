@@ -1,6 +1,8 @@
 import NexusCore
 
 enum QueueCommand {
+    static let now = Flag("now", help: "ignore the backoff and try every queued message now")
+
     static let spec = CommandSpec(
         name: "queue", summary: "List the outbox: messages queued, being sent, or failed",
         usage: ["[list]", "flush [--now]", "repair [--drop]", "drop <localId>... [--yes]", "drop --failed | --all [--yes]"],
@@ -33,7 +35,7 @@ enum QueueCommand {
                     1 some failed; 4 the server refused the credentials; 6 the outbox holds damaged records
                     (everything readable was still delivered).
                     """,
-                options: [OptionSpec("now", help: "ignore the backoff and try every queued message now")],
+                options: [now],
                 requirements: [.session], jsonFields: ["sent", "queued", "failed", "damaged"],
                 examples: [("*/5 * * * * nexusctl --quiet queue flush", "a crontab line: deliver the queue every 5 minutes")],
                 run: flush),
@@ -79,7 +81,7 @@ enum QueueCommand {
         let name = context.profile.name
         let output = context.output
         let outcome = try OutboxSending.run(
-            sending, .everything, ignoreBackoff: context.invocation.flag("now"),
+            sending, .everything, ignoreBackoff: context.invocation[now],
             lock: .wait(onBusy: { output.note("Waiting for another `queue flush` of profile '\(name)' to finish…") }), context)
         let report = outcome.report
         if output.json {

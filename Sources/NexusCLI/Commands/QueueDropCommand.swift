@@ -2,6 +2,10 @@ import NexusCore
 
 /// `queue drop`: takes queued or failed messages out of the outbox for good.
 enum QueueDrop {
+    static let yes = Flag("yes", short: "y", help: "drop without asking")
+    static let failed = Flag("failed", help: "drop every failed message")
+    static let all = Flag("all", help: "drop every message in the outbox, queued or failed")
+
     static let spec = CommandSpec(
         name: "drop", summary: "Drop queued or failed messages: they are never sent",
         usage: ["<localId>... [--yes]", "--failed [--yes]", "--all [--yes]"],
@@ -17,11 +21,7 @@ enum QueueDrop {
             Exit status: 0 all dropped; 1 some were already sent; 2 nothing to ask on and no --yes;
             3 a localId is not in the outbox (nothing was dropped).
             """,
-        options: [
-            OptionSpec("yes", short: "y", help: "drop without asking"),
-            OptionSpec("failed", help: "drop every failed message"),
-            OptionSpec("all", help: "drop every message in the outbox, queued or failed"),
-        ],
+        options: [yes, failed, all],
         arguments: 0...Int.max,
         jsonFields: ["localId", "status", "ref", "maybeSent"],
         examples: [
@@ -47,7 +47,7 @@ enum QueueDrop {
             if output.json { output.document([View]()) }
             return .ok
         }
-        if !context.invocation.flag("yes") { try confirm(ids, context) }
+        if !context.invocation[yes] { try confirm(ids, context) }
         let outcomes: [Outbox.DropOutcome]
         do throws(Outbox.DropError) {
             outcomes = try Sending.drop(ids, from: Outbox(profile: context.profile), progress: UploadProgress(profile: context.profile), onWait: {
@@ -92,7 +92,7 @@ enum QueueDrop {
     /// The localIds given (prefixes made whole), or every failed message (--failed), or
     /// every message (--all).
     private static func chosen(_ context: CommandContext) throws(CLIError) -> [String] {
-        let failed = context.invocation.flag("failed"), all = context.invocation.flag("all")
+        let failed = context.invocation[Self.failed], all = context.invocation[Self.all]
         let given = context.arguments
         guard [failed, all, !given.isEmpty].count(where: { $0 }) == 1 else {
             throw .usage("give the localIds of the messages to drop, or --failed, or --all (one of them)", hint: "see them with `nexusctl queue`.")

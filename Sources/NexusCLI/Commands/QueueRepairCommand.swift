@@ -2,6 +2,8 @@ import NexusCore
 
 /// `queue repair`: shows the outbox's damaged records and, when asked, drops them.
 enum QueueRepair {
+    static let drop = Flag("drop", help: "drop the damaged records shown")
+
     static let spec = CommandSpec(
         name: "repair", summary: "Show the outbox's damaged records, and drop them with --drop",
         usage: ["[--drop]"],
@@ -14,7 +16,7 @@ enum QueueRepair {
             not damage: it is cut off on the next write, and --drop cuts it off too.
             Exit status: 0 no damaged records left; 6 damaged records remain (shown, not dropped).
             """,
-        options: [OptionSpec("drop", help: "drop the damaged records shown")],
+        options: [drop],
         jsonFields: ["damaged", "dropped"],
         examples: [
             ("nexusctl queue repair", "see what is damaged"),
@@ -29,7 +31,7 @@ enum QueueRepair {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let outbox = Outbox(profile: context.profile)
-        let drop = context.invocation.flag("drop")
+        let drop = context.invocation[Self.drop]
         let damaged: [DamagedRecord]
         do {
             damaged = drop ? try outbox.repair() : try outbox.read().damaged

@@ -1,6 +1,8 @@
 import NexusCore
 
 enum ReactCommand {
+    static let remove = Flag("remove", help: "take your reaction back")
+
     static let spec = CommandSpec(
         name: "react", summary: "React to a message with an emoji or a short word, or take a reaction back",
         usage: ["<message> <emoji>", "<message> <emoji> --remove"],
@@ -11,7 +13,7 @@ enum ReactCommand {
             ("👍 2 ❤️ 1"), `tail -f` prints each reaction as it comes. Queued safely first, like a send.
             \(MessageChangeRun.exitStatus)
             """,
-        options: [OptionSpec("remove", help: "take your reaction back")],
+        options: [remove],
         arguments: 2...2,
         requirements: [.session],
         jsonFields: ["kind", "localId", "ref", "status", "conversationId", "message", "error", "nextAttemptAt"],
@@ -25,7 +27,7 @@ enum ReactCommand {
         let ref = try MessageArgument.parse(context.arguments[0])
         let emoji = context.arguments[1]
         if let problem = Limits.problem(withReaction: emoji) { throw .usage(problem) }
-        let remove = context.invocation.flag("remove")
+        let remove = context.invocation[Self.remove]
         return try MessageChangeRun.run(
             context, remove ? .unreact : .react, ref, emoji: emoji, done: remove ? "removed \(emoji) from" : "reacted \(emoji) to")
     }

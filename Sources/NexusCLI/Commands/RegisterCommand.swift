@@ -1,14 +1,13 @@
 import NexusCore
 
 enum RegisterCommand {
+    static let name = Value("name", "NAME", help: "display name (default: the part of the email before '@')")
+
     static let spec = CommandSpec(
         name: "register", summary: "Create an account on the server and log in to it",
         usage: ["<email> [--name NAME] [--password-stdin]"],
         details: "Asks for the password twice on the terminal, or reads it from stdin with --password-stdin.\nPasswords need at least 8 characters.",
-        options: [
-            OptionSpec("name", .value(placeholder: "NAME"), help: "display name (default: the part of the email before '@')"),
-            Accounts.passwordStdin,
-        ],
+        options: [name, Accounts.passwordStdin],
         arguments: 1...1,
         jsonFields: ["user", "profile", "server", "offline"],
         examples: [
@@ -19,7 +18,7 @@ enum RegisterCommand {
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let email = context.arguments[0]
         if let problem = Limits.problem(withEmail: email) { throw .usage(problem) }
-        if let name = context.invocation.value("name"), let problem = Identity.problem(withName: name.trimmingSpaces()) {
+        if let name = context.invocation[Self.name], let problem = Identity.problem(withName: name.trimmingSpaces()) {
             throw .usage(problem)
         }
         let password = try Accounts.password(context, confirm: true, rule: Accounts.newPasswordProblem)
@@ -27,7 +26,7 @@ enum RegisterCommand {
         let api = try context.api()
         let auth: AuthResponse
         do throws(APIError) {
-            auth = try api.register(email: email, password: password, displayName: context.invocation.value("name"))
+            auth = try api.register(email: email, password: password, displayName: context.invocation[name])
         } catch {
             if case .server(409, _, let message, _) = error {
                 throw CLIError(.failure, message, hint: "run `\(Accounts.commandLine(context, "login \(email)"))`.")

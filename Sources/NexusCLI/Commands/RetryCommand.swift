@@ -1,11 +1,13 @@
 import NexusCore
 
 enum RetryCommand {
+    static let all = Flag("all", help: "retry every failed message")
+
     static let spec = CommandSpec(
         name: "retry", summary: "Put failed messages back in the queue and send them now",
         usage: ["<localId>...", "--all"],
         details: "Failed messages are never retried by themselves; see them with `nexusctl queue`.\nA localId may be cut short to a prefix that only one message's starts with.\nExit status as for `queue flush`.",
-        options: [OptionSpec("all", help: "retry every failed message")],
+        options: [all],
         arguments: 0...Int.max,
         requirements: [.session],
         jsonFields: ["localId", "status", "conversationId", "message", "error", "nextAttemptAt"],
@@ -15,7 +17,7 @@ enum RetryCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let all = context.invocation.flag("all")
+        let all = context.invocation[Self.all]
         guard all != !context.arguments.isEmpty else {
             throw .usage("give the localIds of the messages to retry, or --all", hint: "see them with `nexusctl queue`.")
         }

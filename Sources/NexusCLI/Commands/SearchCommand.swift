@@ -1,6 +1,15 @@
 import NexusCore
 
 enum SearchCommand {
+    static let conversations = Values("in", "CONVERSATION", help: "only this conversation (an id or the other person's email); repeat for more")
+    static let from = Values("from", "EMAIL", help: "only messages from this sender; repeat for more")
+    static let after = Value("after", "TIME", help: "only messages sent at or after this ISO-8601 time or date")
+    static let before = Value("before", "TIME", help: "only messages sent before this ISO-8601 time or date")
+    static let limit = Value("limit", "N", help: "hits a page, 1 to 500 (default 50)")
+    static let rank = Flag("rank", help: "best matches first instead of newest first")
+    static let page = Value("page", "TOKEN", help: "the page a previous search named on its last line")
+    static let offline = Flag("offline", help: "search the local cache without asking the server")
+
     static let spec = CommandSpec(
         name: "search", summary: "Find messages in all your conversations",
         usage: ["<query>... [--in CONVERSATION]... [--from EMAIL]... [--after TIME] [--before TIME] [--limit N] [--rank] [--page TOKEN] [--offline]"],
@@ -22,16 +31,7 @@ enum SearchCommand {
             With --json: one hit a line (NDJSON), with "score", "snippet" and "highlights" ([start, end)
             offsets in the snippet, in Unicode code points); the next page's command goes to stderr.
             """,
-        options: [
-            OptionSpec("in", .value(placeholder: "CONVERSATION"), help: "only this conversation (an id or the other person's email); repeat for more"),
-            OptionSpec("from", .value(placeholder: "EMAIL"), help: "only messages from this sender; repeat for more"),
-            OptionSpec("after", .value(placeholder: "TIME"), help: "only messages sent at or after this ISO-8601 time or date"),
-            OptionSpec("before", .value(placeholder: "TIME"), help: "only messages sent before this ISO-8601 time or date"),
-            OptionSpec("limit", .value(placeholder: "N"), help: "hits a page, 1 to 500 (default 50)"),
-            OptionSpec("rank", help: "best matches first instead of newest first"),
-            OptionSpec("page", .value(placeholder: "TOKEN"), help: "the page a previous search named on its last line"),
-            OptionSpec("offline", help: "search the local cache without asking the server"),
-        ],
+        options: [conversations, from, after, before, limit, rank, page, offline],
         arguments: 1...64,
         requirements: [.session],
         jsonFields: ["ref", "id", "conversationId", "seq", "senderId", "sender", "senderName", "sentAt", "text", "score", "snippet", "highlights", "offline"],
@@ -50,22 +50,22 @@ enum SearchCommand {
         do { query = try SearchQuery(parsing: text) } catch { throw .usage("\(error)", hint: "for example: nexusctl search deploy* '\"error 42\"' -staging") }
         let invocation = context.invocation
         var filter = SearchFilter()
-        filter.limit = try context.intOption("limit", default: Limits.defaultPageSize, range: 1...Limits.maxPageSize)
-        filter.rank = invocation.flag("rank")
-        filter.after = try time("after", context)
-        filter.before = try time("before", context)
-        filter.senders = try (invocation.values["from"] ?? []).map { email throws(CLIError) in
+        filter.limit = try context.intOption(limit, default: Limits.defaultPageSize, range: 1...Limits.maxPageSize)
+        filter.rank = invocation[rank]
+        filter.after = try time(after, context)
+        filter.before = try time(before, context)
+        filter.senders = try invocation[from].map { email throws(CLIError) in
             if let problem = Limits.problem(withEmail: email) { throw .usage("--from: \(problem)") }
             return email.lowercased()
         }
-        if let page = invocation.value("page") {
+        if let page = invocation[Self.page] {
             guard let token = SearchPageToken(page), filter.rank == (page.hasPrefix("skip:")) else {
                 throw .usage("--page takes the token a previous search printed, with the same --rank; got '\(page)'")
             }
             filter.page = token
         }
-        let offlineAsked = invocation.flag("offline")
-        filter.conversations = try conversationIds(invocation.values["in"] ?? [], context)
+        let offlineAsked = invocation[offline]
+        filter.conversations = try conversationIds(invocation[conversations], context)
         let printer = SearchPrinter(context: context, me: me, query: query)
         var response: SearchResponse
         var offline: String? = nil
@@ -120,8 +120,9 @@ enum SearchCommand {
         }
     }
 
-    private static func time(_ name: String, _ context: CommandContext) throws(CLIError) -> Timestamp? {
-        guard let text = context.invocation.value(name) else { return nil }
+    private static func time(_ option: Value, _ context: CommandContext) throws(CLIError) -> Timestamp? {
+        guard let text = context.invocation[option] else { return nil }
+        let name = option.spec.name
         guard let time = Timestamp(iso8601: text) else {
             throw .usage("--\(name) takes an ISO-8601 time or date; got '\(text)'", hint: "for example --\(name) 2026-11-21 or --\(name) 2026-11-21T18:00:00Z")
         }
@@ -131,10 +132,14 @@ enum SearchCommand {
     /// This search again with `--page`: the query words and the options that shaped it.
     static func nextCommand(_ context: CommandContext, page: String) -> String {
         var words = ["nexusctl", "search"] + context.arguments.map(shellQuoted)
-        for name in ["in", "from", "after", "before", "limit"] {
-            for value in context.invocation.values[name] ?? [] { words += ["--\(name)", shellQuoted(value)] }
+        func add(_ option: any OptionKey, _ value: String) { words += ["--" + option.spec.name, shellQuoted(value)] }
+        for option in [conversations, from] {
+            for value in context.invocation[option] { add(option, value) }
         }
-        for name in ["rank", "offline"] where context.invocation.flag(name) { words.append("--\(name)") }
+        for option in [after, before, limit] {
+            if let value = context.invocation[option] { add(option, value) }
+        }
+        for option in [rank, offline] where context.invocation[option] { words.append("--" + option.spec.name) }
         return (words + ["--page", page]).joined(separator: " ")
     }
 

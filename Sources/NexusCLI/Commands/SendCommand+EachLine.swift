@@ -3,7 +3,7 @@ import NexusCore
 extension SendCommand {
     /// `send --each-line`: the core's stream, and the words for it. Each message's status
     /// is printed once, when it is sent (or fails), or at the end while it still waits.
-    static func eachLine(_ context: CommandContext, target: String) throws(CLIError) -> ExitCode {
+    static func streamLines(_ context: CommandContext, target: String) throws(CLIError) -> ExitCode {
         guard context.arguments.count == 1 else { throw .usage("--each-line reads the messages from stdin; give no <text>") }
         // Every check that can fail as a usage error comes before the outbox is touched.
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
@@ -19,7 +19,7 @@ extension SendCommand {
                 printed += 1
             }
         }
-        let told = Flag()
+        let told = Latch()
         var input = LineStream(fd: 0)
         let result: Sending.StreamResult
         do {
@@ -89,7 +89,7 @@ extension SendCommand {
     }
 }
 
-/// A flag an escaping closure can set.
-private final class Flag: @unchecked Sendable {
+/// A switch an escaping closure can set.
+private final class Latch: @unchecked Sendable {
     var value = false
 }

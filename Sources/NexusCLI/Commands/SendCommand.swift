@@ -1,6 +1,11 @@
 import NexusCore
 
 enum SendCommand {
+    static let eachLine = Flag("each-line", help: "send every line of stdin as its own message, as each arrives")
+    static let replyTo = Value("reply-to", "MESSAGE", help: "answer this message (CONVERSATION/SEQ)")
+    static let file = Values("file", "path", help: "attach a file (repeatable); '-' reads it from stdin")
+    static let name = Value("name", "name", help: "the name of the file read from stdin with --file -")
+
     static let spec = CommandSpec(
         name: "send", summary: "Send a message; it is queued safely first, so nothing is lost offline",
         usage: [
@@ -39,12 +44,7 @@ enum SendCommand {
             other than of the credentials, 1 or 3, keeps nothing in the outbox);
             6 the outbox is full ("Offline queue is full": `queue-limit` in the config, 10,000 by default; nothing is queued).
             """,
-        options: [
-            OptionSpec("each-line", help: "send every line of stdin as its own message, as each arrives"),
-            OptionSpec("reply-to", .value(placeholder: "MESSAGE"), help: "answer this message (CONVERSATION/SEQ)"),
-            OptionSpec("file", .value(placeholder: "path"), help: "attach a file (repeatable); '-' reads it from stdin"),
-            OptionSpec("name", .value(placeholder: "name"), help: "the name of the file read from stdin with --file -"),
-        ],
+        options: [eachLine, replyTo, file, name],
         arguments: 1...Int.max,
         requirements: [.session],
         jsonFields: ["localId", "ref", "status", "conversationId", "message", "error", "nextAttemptAt"],
@@ -59,14 +59,14 @@ enum SendCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        if context.invocation.values["file"] != nil { return try SendFiles.run(context) }
-        if context.invocation.value("name") != nil { throw .usage("--name names the file of --file -; give --file - too") }
+        if !context.invocation[file].isEmpty { return try SendFiles.run(context) }
+        if context.invocation[name] != nil { throw .usage("--name names the file of --file -; give --file - too") }
         let target = context.arguments[0]
-        if context.invocation.flag("each-line") { return try eachLine(context, target: target) }
+        if context.invocation[eachLine] { return try streamLines(context, target: target) }
         // Every check that can fail as a usage error comes before the outbox is touched.
         let (texts, warning) = try readTexts(context)
         let conversationId = try Conversations.localId(for: target, profile: context.profile)
-        let replyTo = try context.invocation.value("reply-to").map { text throws(CLIError) in
+        let replyTo = try context.invocation[Self.replyTo].map { text throws(CLIError) in
             let ref = try MessageArgument.parse(text, option: "--reply-to")
             guard ref.conversationId == conversationId else {
                 throw CLIError.usage(

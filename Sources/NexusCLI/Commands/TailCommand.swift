@@ -1,6 +1,14 @@
 import NexusCore
 
 enum TailCommand {
+    static let follow = Flag("follow", short: "f", help: "keep running and print messages as they arrive")
+    static let lines = Value("lines", short: "n", "N", help: "print the newest N messages first (default 50, as the product documents load)")
+    static let exec = Value("exec", "CMD", help: "with -f, run CMD for each incoming message (JSON on stdin, NEXUS_* variables)")
+    static let cursor = Value("cursor", "NAME", help: "with -f, keep the saved position under NAME (one per tail -f)")
+    static let read = Flag("read", help: "mark messages read as they are printed (`mark-read = yes` in the config does it always)")
+    static let receipts = Flag("receipts", help: "also print a line when someone's delivered or read mark moves (always in JSON)")
+    static let presence = Flag("presence", help: "with -f, also print a line when someone comes online or goes offline")
+
     static let spec = CommandSpec(
         name: "tail", summary: "Print recent messages; with -f, keep printing new ones as they arrive",
         usage: ["[<conversation>] [-f] [-n N]"],
@@ -57,15 +65,7 @@ enum TailCommand {
             the tail goes on. The hook runs before the message is printed, so after a kill it may
             run again for that message.
             """,
-        options: [
-            OptionSpec("follow", short: "f", help: "keep running and print messages as they arrive"),
-            OptionSpec("lines", short: "n", .value(placeholder: "N"), help: "print the newest N messages first (default 50, as the product documents load)"),
-            OptionSpec("exec", .value(placeholder: "CMD"), help: "with -f, run CMD for each incoming message (JSON on stdin, NEXUS_* variables)"),
-            OptionSpec("cursor", .value(placeholder: "NAME"), help: "with -f, keep the saved position under NAME (one per tail -f)"),
-            OptionSpec("read", help: "mark messages read as they are printed (`mark-read = yes` in the config does it always)"),
-            OptionSpec("receipts", help: "also print a line when someone's delivered or read mark moves (always in JSON)"),
-            OptionSpec("presence", help: "with -f, also print a line when someone comes online or goes offline"),
-        ],
+        options: [follow, lines, exec, cursor, read, receipts, presence],
         arguments: 0...1,
         requirements: [.session],
         deliversQueueAfterwards: true,
@@ -80,31 +80,31 @@ enum TailCommand {
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         // Held open, the tail keeps its user online until it ends; named before its first request.
-        if context.invocation.flag("follow") {
+        if context.invocation[follow] {
             _ = try context.requireSession()
             try LivePresence.start(context)
         }
         let me = try context.me()
-        let lines = try context.intOption("lines", default: 50, range: 0...Limits.maxPageSize)
+        let lines = try context.intOption(Self.lines, default: 50, range: 0...Limits.maxPageSize)
         let conversationId = try context.arguments.first.map { arg throws(CLIError) in try Conversations.resolve(arg, context) }
-        let follow = context.invocation.flag("follow")
-        let hook = context.invocation.value("exec").map { Hook(command: $0, context: context) }
+        let follow = context.invocation[Self.follow]
+        let hook = context.invocation[exec].map { Hook(command: $0, context: context) }
         if hook != nil && !follow { throw .usage("--exec runs for messages as they arrive; it needs -f") }
         let position = follow ? try openPosition(conversationId: conversationId, context) : nil
-        if context.invocation.flag("presence") && !follow { throw .usage("--presence prints people coming and going as it happens; it needs -f") }
+        if context.invocation[presence] && !follow { throw .usage("--presence prints people coming and going as it happens; it needs -f") }
 
-        if !follow && context.invocation.value("cursor") != nil {
+        if !follow && context.invocation[cursor] != nil {
             throw .usage("--cursor names the saved position of a `tail -f`; it needs -f")
         }
         let printer = MessagePrinter(context: context, me: me, showConversation: conversationId == nil)
-        printer.markRead = context.invocation.flag("read") || context.config.markRead
-        printer.showReceipts = context.invocation.flag("receipts")
+        printer.markRead = context.invocation[read] || context.config.markRead
+        printer.showReceipts = context.invocation[receipts]
         let members = try context.read { r throws(ReadError) in try r.members(of: conversationId) }
         printer.learn(members.value)
         if let conversationId { ChatHeader.show(members, conversationId: conversationId, me: me.id, context: context) }
         var options = FeedFollower.Options(
-            conversationId: conversationId, lines: lines, startFromNewest: context.invocation.value("lines") != nil, follow: follow)
-        options.presence = context.invocation.flag("presence")
+            conversationId: conversationId, lines: lines, startFromNewest: context.invocation[Self.lines] != nil, follow: follow)
+        options.presence = context.invocation[presence]
         let feed = TailFeed(printer: printer, hook: hook, options: options, context: context)
         let follower = FeedFollower(source: try context.api(), position: position, options: options, consumer: feed)
         follower.cache = FeedCache(profile: context.profile, me: me.id)
@@ -128,7 +128,7 @@ enum TailCommand {
 
     /// The saved position this `tail -f` follows, held for as long as it runs.
     private static func openPosition(conversationId: Int64?, _ context: CommandContext) throws(CLIError) -> FeedPosition {
-        let name = context.invocation.value("cursor")
+        let name = context.invocation[cursor]
         if let name, let problem = FeedPosition.problem(withName: name) { throw .usage(problem) }
         do throws(FeedPosition.OpenError) {
             return try FeedPosition(profile: context.profile, conversationId: conversationId, name: name)

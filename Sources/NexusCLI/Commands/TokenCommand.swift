@@ -73,25 +73,24 @@ enum TokenCommand {
 
 /// The options and output that `token create` and `bot create` share.
 enum TokenOptions {
-    static let all = [
-        OptionSpec("scope", .value(placeholder: "read|send|all"), help: "what the token may do (default: send): read, send (and flush), or all a session can do but manage tokens"),
-        OptionSpec("conversation", .value(placeholder: "C"), help: "limit the token to this conversation; repeat for several (default: all of them)"),
-        OptionSpec("expires", .value(placeholder: "90d|never"), help: "when the token stops working: a duration in s, m, h, d or w, or never (default: 90d)"),
-    ]
+    static let scope = Value("scope", "read|send|all", help: "what the token may do (default: send): read, send (and flush), or all a session can do but manage tokens")
+    static let conversations = Values("conversation", "C", help: "limit the token to this conversation; repeat for several (default: all of them)")
+    static let expires = Value("expires", "90d|never", help: "when the token stops working: a duration in s, m, h, d or w, or never (default: 90d)")
+    static let all: [any OptionKey] = [scope, conversations, expires]
 
     static let fields = ["name", "scope", "conversations", "createdAt", "lastUsedAt", "expiresAt"]
     static let header: [TerminalText] = ["NAME", "SCOPE", "CONVERSATIONS", "CREATED", "LAST USED", "EXPIRES"]
 
     static func parse(_ context: CommandContext) throws(CLIError) -> (TokenScope, [Int64], Int64?) {
-        let scopeText = context.invocation.value("scope") ?? "send"
+        let scopeText = context.invocation[Self.scope] ?? "send"
         guard let scope = TokenScope(rawValue: scopeText) else {
             throw .usage("--scope takes read, send or all; got '\(scopeText)'")
         }
         var conversations: [Int64] = []
-        for argument in context.invocation.values["conversation"] ?? [] {
+        for argument in context.invocation[Self.conversations] {
             conversations.append(try Conversations.resolve(argument, context))
         }
-        let expires = context.invocation.value("expires") ?? "90d"
+        let expires = context.invocation[Self.expires] ?? "90d"
         var expiresIn: Int64?
         if expires != "never" {
             guard let seconds = TokenNames.seconds(expires) else {

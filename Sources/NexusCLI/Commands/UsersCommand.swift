@@ -1,6 +1,8 @@
 import NexusCore
 
 enum UsersCommand {
+    static let search = Value("search", short: "s", "QUERY", help: "only names or emails containing QUERY")
+
     static let spec = CommandSpec(
         name: "users", summary: "List the other people on the server",
         usage: ["[--search QUERY]"],
@@ -9,7 +11,7 @@ enum UsersCommand {
             `send --each-line` running (it stays so up to 5 s after one is killed). A one-off
             command (a `send`, `users`, even `register`) moves only their "Last seen".
             """,
-        options: [OptionSpec("search", short: "s", .value(placeholder: "QUERY"), help: "only names or emails containing QUERY")],
+        options: [search],
         requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["id", "email", "displayName", "online", "lastSeenAt", "createdAt", "picture"],
         examples: [
@@ -18,7 +20,7 @@ enum UsersCommand {
         run: run)
 
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let search = context.invocation.value("search")
+        let search = context.invocation[Self.search]
         let users = try context.call { api throws(APIError) in try api.users(search: search) }
         if context.output.json {
             context.output.document(users)

@@ -11,15 +11,15 @@ import Darwin
 enum SendFiles {
     static func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let target = context.arguments[0]
-        let paths = context.invocation.values["file"] ?? []
+        let paths = context.invocation[SendCommand.file]
         let words = Array(context.arguments.dropFirst())
-        if context.invocation.flag("each-line") { throw .usage("--each-line and --file don't go together; send the files on their own") }
+        if context.invocation[SendCommand.eachLine] { throw .usage("--each-line and --file don't go together; send the files on their own") }
         if words == ["-"] { throw .usage("with --file the caption is given as words, not read from stdin") }
         guard paths.count <= Limits.maxAttachments else {
             throw .usage("a message takes at most \(Limits.maxAttachments) files; send the rest in another message")
         }
         if paths.filter({ $0 == "-" }).count > 1 { throw .usage("stdin can be only one file: give --file - once") }
-        let name = context.invocation.value("name")
+        let name = context.invocation[SendCommand.name]
         if paths.contains("-") && name == nil { throw .usage("--file - needs --name NAME: the name the others see for the file") }
         if !paths.contains("-") && name != nil { throw .usage("--name names the file of --file -; give --file - too") }
         let caption = words.joined(separator: " ")

@@ -87,8 +87,8 @@ final class ConvosFollow: FeedConsumer {
         let list = fetched.value
         people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         let rows = Array(ConvosCommand.filter(
-            list.conversations, me: me, people: people, search: context.invocation.value("search"),
-            unreadOnly: context.invocation.flag("unread")).prefix(limit))
+            list.conversations, me: me, people: people, search: context.invocation[ConvosCommand.search],
+            unreadOnly: context.invocation[ConvosCommand.unread]).prefix(limit))
         let online = Set(list.users.filter { $0.online == true && $0.id != me }.map(\.id))
         let output = context.output
         if output.json {

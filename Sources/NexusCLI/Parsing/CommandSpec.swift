@@ -18,7 +18,8 @@ public struct OptionSpec: Sendable, Equatable {
     /// be taken for it, leaving the secret as an argument to be echoed back in an error.
     public var secret: String?
 
-    public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, secret: String? = nil) {
+    /// Made by the keys (`Flag`, `Value`, `Values`), which commands read the option with.
+    init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, secret: String? = nil) {
         self.name = name
         self.short = short
         self.kind = kind
@@ -68,7 +69,7 @@ public struct CommandSpec: Sendable {
     public var run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
 
     public init(
-        name: String, summary: String, usage: [String] = [""], details: String = "", options: [OptionSpec] = [],
+        name: String, summary: String, usage: [String] = [""], details: String = "", options: [any OptionKey] = [],
         arguments: ClosedRange<Int> = 0...0, subcommands: [CommandSpec] = [], requirements: [Requirement] = [],
         deliversQueueAfterwards: Bool = false, jsonFields: [String] = [], examples: [(String, String)] = [], takesMinusWords: Bool = false,
         run: (@Sendable (CommandContext) throws(CLIError) -> ExitCode)?
@@ -80,7 +81,7 @@ public struct CommandSpec: Sendable {
         self.summary = summary
         self.usage = usage
         self.details = details
-        self.options = options
+        self.options = options.map(\.spec)
         self.arguments = arguments
         self.subcommands = subcommands
         self.requirements = requirements
@@ -89,18 +90,19 @@ public struct CommandSpec: Sendable {
     }
 }
 
-/// The options every command accepts.
+/// The options every command accepts; the runner and the context read them.
 public enum GlobalOptions {
-    public static let all: [OptionSpec] = [
-        OptionSpec("server", .value(placeholder: "URL"), help: "nexusd to talk to; replicas as URL,URL,… tried in turn (default: $NEXUS_SERVER, else the server the profile logged in to, else the config file's `server =`, else http://127.0.0.1:8787)"),
-        OptionSpec("cacert", .value(placeholder: "FILE"), help: "trust the CA certificates in this PEM file for https:// instead of the system's (also $NEXUS_CACERT, or `cacert =` in the config)"),
-        OptionSpec("allow-plain-http", help: "let a password or token go over plain http:// to a host that is not loopback (a private link; also `allow-plain-http = yes` in the config)"),
-        OptionSpec("profile", .value(placeholder: "NAME"), help: "account profile to use (default: $NEXUS_PROFILE or 'default')"),
-        OptionSpec("json", help: "print JSON on stdout: one document, or one object a line for streams"),
-        OptionSpec("fields", .value(placeholder: "A,B"), help: "with JSON, keep only these fields of each item, each whole (implies --json; see docs/json.md)"),
-        OptionSpec("quiet", short: "q", help: "print nothing but errors and requested data"),
-        OptionSpec("color", help: "colour text output (default: on a terminal unless $NO_COLOR is set; --no-color turns it off)"),
-        OptionSpec("help", short: "h", help: "show help for the command"),
-        OptionSpec("version", help: "print the version and exit"),
-    ]
+    public static let server = Value("server", "URL", help: "nexusd to talk to; replicas as URL,URL,… tried in turn (default: $NEXUS_SERVER, else the server the profile logged in to, else the config file's `server =`, else http://127.0.0.1:8787)")
+    public static let cacert = Value("cacert", "FILE", help: "trust the CA certificates in this PEM file for https:// instead of the system's (also $NEXUS_CACERT, or `cacert =` in the config)")
+    public static let allowPlainHTTP = Flag("allow-plain-http", help: "let a password or token go over plain http:// to a host that is not loopback (a private link; also `allow-plain-http = yes` in the config)")
+    public static let profile = Value("profile", "NAME", help: "account profile to use (default: $NEXUS_PROFILE or 'default')")
+    public static let json = Flag("json", help: "print JSON on stdout: one document, or one object a line for streams")
+    public static let fields = Value("fields", "A,B", help: "with JSON, keep only these fields of each item, each whole (implies --json; see docs/json.md)")
+    public static let quiet = Flag("quiet", short: "q", help: "print nothing but errors and requested data")
+    public static let color = Flag("color", help: "colour text output (default: on a terminal unless $NO_COLOR is set; --no-color turns it off)")
+    public static let help = Flag("help", short: "h", help: "show help for the command")
+    public static let version = Flag("version", help: "print the version and exit")
+
+    /// In the order help lists them.
+    public static let all: [OptionSpec] = ([server, cacert, allowPlainHTTP, profile, json, fields, quiet, color, help, version] as [any OptionKey]).map(\.spec)
 }

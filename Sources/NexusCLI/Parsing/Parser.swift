@@ -1,9 +1,11 @@
-/// The result of parsing a command line against the command table.
+/// The result of parsing a command line against the command table. Commands read their
+/// options with the keys they declared them with (`invocation[key]`, in OptionKey.swift).
 public struct Invocation: Sendable, Equatable {
     /// The command words, e.g. ["queue", "flush"]; empty for bare `nexusctl`.
     public var path: [String]
-    public var flags: [String: Bool] = [:]
-    public var values: [String: [String]] = [:]
+    /// The options given, by name: for the keys to read, and for tests of the parser.
+    public fileprivate(set) var flags: [String: Bool] = [:]
+    public fileprivate(set) var values: [String: [String]] = [:]
     public var arguments: [String] = []
 
     public init(path: [String] = [], flags: [String: Bool] = [:], values: [String: [String]] = [:], arguments: [String] = []) {
@@ -12,12 +14,6 @@ public struct Invocation: Sendable, Equatable {
         self.values = values
         self.arguments = arguments
     }
-
-    public func flag(_ name: String) -> Bool { flags[name] ?? false }
-    /// nil when the flag was not given either way.
-    public func explicitFlag(_ name: String) -> Bool? { flags[name] }
-    /// The last value given for the option.
-    public func value(_ name: String) -> String? { values[name]?.last }
 }
 
 /// A hand-written, table-driven parser in the manner of git's parse-options:
@@ -126,7 +122,7 @@ public struct Parser: Sendable {
         }
 
         // Help and version win over argument counts, so `send --help` works.
-        if let spec, !invocation.flag("help"), !invocation.flag("version") {
+        if let spec, !invocation[GlobalOptions.help], !invocation[GlobalOptions.version] {
             let usage = spec.usage.first ?? ""
             if invocation.arguments.count < spec.arguments.lowerBound {
                 throw .missingArgument(command: commandName(), usage: usage)

@@ -55,6 +55,7 @@ enum Help {
         var text = o.short.map { "-\($0), " } ?? "    "
         text += "--" + o.name
         if case .value(let placeholder) = o.kind { text += " " + placeholder }
+        if case .optionalValue(let placeholder, _) = o.kind { text += "[=" + placeholder + "]" }
         return text
     }
 }

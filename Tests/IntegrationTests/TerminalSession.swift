@@ -5,6 +5,7 @@ import Foundation
 /// When the command ends the pane says "[exit N]" and stays, so its last screen can be read.
 final class TerminalSession {
     private let socket: String
+    var socketPath: String { socket }
     private let user: User
     private let server: Process
 
@@ -101,4 +102,13 @@ final class TerminalSession {
     }
 
     static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+}
+
+extension TerminalSession {
+    /// Copies every byte the pane's programs write to its terminal into `path`, escape
+    /// sequences and all (capture-pane shows the screen they leave, not the sequences).
+    func record(to path: String) throws {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = try runTool("tmux", ["-S", socketPath, "pipe-pane", "-O", "cat >> " + Self.quoted(path)])
+    }
 }

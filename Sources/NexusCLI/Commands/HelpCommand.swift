@@ -67,6 +67,7 @@ enum HelpCommand {
             options = spec.options.map { o in
                 var value: String?
                 if case .value(let placeholder) = o.kind { value = placeholder }
+                if case .optionalValue(let placeholder, _) = o.kind { value = "[" + placeholder + "]" }
                 return Option(name: o.name, short: o.short.map(String.init), value: value, help: o.help)
             }
             subcommands = spec.subcommands.map(\.name)

@@ -64,8 +64,19 @@ enum TailCommand {
             fails or runs over 30 s is killed and reported (whether or not it reads its stdin), and
             the tail goes on. The hook runs before the message is printed, so after a kill it may
             run again for that message.
+
+            --notify shows a notification for each message from someone else that arrives while
+            following (never your own, never the backlog printed first): the sender (and the
+            group) as its title, the text's first line as its body, escaped like every text
+            others wrote; --notify=private shows only "New message from Alice". At most one a
+            conversation every 5 s: what comes meanwhile follows as one, with a count. How, by
+            --notify-method: the terminal's own notifications (osc777, osc9, osc99; they travel
+            over ssh), the desktop's (dbus, through notify-send), or the bell; auto picks the
+            terminal's where it knows the terminal shows them, else the desktop's when a session
+            bus is there, else the bell. `notify = yes|private|no` and `notify-method = …` in
+            the config set them for every `tail -f`. See docs/notifications.md.
             """,
-        options: [follow, lines, exec, cursor, read, receipts, presence],
+        options: [follow, lines, exec, cursor, read, receipts, presence, NotifySetup.notify, NotifySetup.method],
         arguments: 0...1,
         requirements: [.session],
         deliversQueueAfterwards: true,
@@ -73,7 +84,8 @@ enum TailCommand {
         jsonFields: HistoryCommand.messageFields + ["userId", "user", "kind", "emoji", "at", "message", "until", "online", "lastSeenAt"],
         examples: [
             ("nexusctl tail -f --json | jq -r 'select(.type == \"message\") | .text'", "follow everything, the messages' text only"),
-            ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "a desktop notification for each incoming message"),
+            ("nexusctl tail -f --notify=private", "a notification for each incoming message, naming only its sender"),
+            ("nexusctl tail -f --exec 'notify-send \"$NEXUS_SENDER_NAME\" \"$NEXUS_TEXT\"'", "your own notification command for each incoming message"),
             ("nexusctl tail -f --cursor notify --exec ./notify.sh", "a second follower beside a terminal tail, with its own position"),
         ],
         run: run)
@@ -106,6 +118,7 @@ enum TailCommand {
             conversationId: conversationId, lines: lines, startFromNewest: context.invocation[Self.lines] != nil, follow: follow)
         options.presence = context.invocation[presence]
         let feed = TailFeed(printer: printer, hook: hook, options: options, context: context)
+        feed.notifier = try NotifySetup.notifier(context, me: me.id, follow: follow)
         let follower = FeedFollower(source: try context.api(), position: position, options: options, consumer: feed)
         follower.cache = FeedCache(profile: context.profile, me: me.id)
         do throws(FeedError) {

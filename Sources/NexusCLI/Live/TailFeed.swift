@@ -7,6 +7,8 @@ final class TailFeed: FeedConsumer {
     let options: FeedFollower.Options
     let context: CommandContext
     private var typing: TypingBoard
+    /// `--notify`: a notice for each message from someone else while following.
+    var notifier: Notifier?
 
     init(printer: MessagePrinter, hook: Hook?, options: FeedFollower.Options, context: CommandContext) {
         self.printer = printer
@@ -17,6 +19,7 @@ final class TailFeed: FeedConsumer {
     }
 
     func begin(_ batch: SyncResponse, live: Bool) {
+        notifier?.flush()
         printer.begin(batch.events)
         printer.learnStrangers(in: batch)
         // Before the batch's lines: a message that ends someone's typing takes its place.
@@ -24,11 +27,14 @@ final class TailFeed: FeedConsumer {
         if changed { printer.show(typing: typing.active, fresh: fresh) }
     }
 
-    func nextExpiry() -> Timestamp? { typing.nextExpiry }
+    func nextExpiry() -> Timestamp? { [typing.nextExpiry, notifier?.nextDue].compactMap { $0 }.min() }
 
     func prepare(_ event: SyncEvent, live: Bool) {
         // Hooks run for what arrives while following, not for the backlog printed first.
-        if live, event.type == .message, event.change == nil, let message = event.message { printer.runHook(for: message) }
+        guard live, event.type == .message, event.change == nil, let message = event.message else { return }
+        printer.runHook(for: message)
+        let sender = printer.people[message.senderId]?.shownName ?? "user \(message.senderId)"
+        notifier?.take(message, sender: sender, group: printer.groupNames[message.conversationId])
     }
 
     func write(_ event: SyncEvent, live: Bool) {

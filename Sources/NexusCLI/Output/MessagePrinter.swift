@@ -9,6 +9,8 @@ final class MessagePrinter {
     var markRead = false
     var showReceipts = false
     var people: [Int64: User] = [:]
+    /// Groups' names, for what names a message outside the lines (a notification).
+    private(set) var groupNames: [Int64: String] = [:]
     private var printedSeq: [Int64: Int64] = [:]
     /// The localIds of my messages printed, so a queued one the server already has is not shown again.
     private(set) var printedLocalIds = Set<String>()
@@ -29,12 +31,16 @@ final class MessagePrinter {
     /// Learns the names of the people in the conversations being shown, and their receipts.
     func learn(_ members: Reading.Members) {
         for user in members.people where user.id != me.id { people[user.id] = user }
-        for c in members.conversations { book.learn(c) }
+        for c in members.conversations {
+            book.learn(c)
+            if c.kind == .group { groupNames[c.id] = c.title(viewer: me.id) }
+        }
     }
 
     private func learn(_ conversation: Conversation) {
         for user in conversation.members { people[user.id] = user }
         book.learn(conversation)
+        if conversation.kind == .group { groupNames[conversation.id] = conversation.title(viewer: me.id) }
     }
 
     /// Learns the conversations a batch carries.

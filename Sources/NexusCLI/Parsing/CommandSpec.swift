@@ -6,6 +6,9 @@ public struct OptionSpec: Sendable, Equatable {
         case flag
         /// Takes a value: `--name VALUE`, `--name=VALUE`, `-n VALUE` or `-nVALUE`.
         case value(placeholder: String)
+        /// A switch that may say how: `--name` reads as `bare`, `--name=VALUE` as VALUE,
+        /// `--no-name` as "off". A word after it stays an argument.
+        case optionalValue(placeholder: String, bare: String)
     }
 
     public var name: String

@@ -32,6 +32,16 @@ public struct Value: OptionKey {
     }
 }
 
+/// A switch that may say how (`--notify`, `--notify=private`, `--no-notify`); reading it
+/// gives the last word given, `bare` for the switch alone, nil when it was not given.
+public struct OptionalValue: OptionKey {
+    public let spec: OptionSpec
+
+    public init(_ name: String, _ placeholder: String, bare: String, help: String) {
+        spec = OptionSpec(name, .optionalValue(placeholder: placeholder, bare: bare), help: help)
+    }
+}
+
 /// A repeatable option with a value; reading it gives every value, in the order given.
 public struct Values: OptionKey {
     public let spec: OptionSpec
@@ -47,6 +57,8 @@ extension Invocation {
     public subscript(_ value: Value) -> String? { values[value.spec.name]?.last }
 
     public subscript(_ repeated: Values) -> [String] { values[repeated.spec.name] ?? [] }
+
+    public subscript(_ value: OptionalValue) -> String? { values[value.spec.name]?.last }
 
     /// Whether the switch was given on or off; nil when it was not given either way.
     public func given(_ flag: Flag) -> Bool? { flags[flag.spec.name] }

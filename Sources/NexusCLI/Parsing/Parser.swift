@@ -77,7 +77,10 @@ public struct Parser: Sendable {
                     throw .passwordInArguments(command: commandName())
                 }
                 let (option, negated) = try resolve(name, in: active(), command: commandName())
-                if option.takesValue {
+                if case .optionalValue(_, let bare) = option.kind {
+                    if negated, inline != nil { throw .unexpectedValue(option: "no-" + option.name, command: commandName()) }
+                    invocation.values[option.name, default: []].append(negated ? "off" : inline ?? bare)
+                } else if option.takesValue {
                     if let inline {
                         invocation.values[option.name, default: []].append(inline)
                     } else if i < args.count {

@@ -8,6 +8,8 @@
 ///     mark-read = yes
 ///     queue-limit = 10000
 ///     retry-limit = 24h
+///     notify = private            # tail -f notifies, without the text (yes, private, no)
+///     notify-method = auto        # auto, osc777, osc9, osc99, dbus, bell
 ///
 ///     [profile work]              # what follows applies to profile 'work' only
 ///     cacert = /etc/nexus/work-ca.pem
@@ -30,6 +32,13 @@ public struct Config: Sendable, Equatable {
     /// How long a message is tried, from its first failed try, before it fails with
     /// "Retry limit exceeded".
     public var retryLimitSeconds = Sending.defaultRetryLimitSeconds
+    /// `tail -f` notifies of each message from someone else (like its --notify): "on",
+    /// "private" (without the text) or "off".
+    public var notify: String?
+    /// How it notifies (like --notify-method).
+    public var notifyMethod: String?
+    public static let notifyWords = ["on", "private", "off"]
+    public static let notifyMethods = ["auto", "osc777", "osc9", "osc99", "dbus", "bell"]
 
     /// Settings of one profile, from its `[profile NAME]` section.
     public struct ProfileSettings: Sendable, Equatable {
@@ -39,7 +48,7 @@ public struct Config: Sendable, Equatable {
 
     public var profiles: [String: ProfileSettings] = [:]
 
-    public static let keys = ["profile", "server", "cacert", "allow-plain-http", "mark-read", "queue-limit", "retry-limit"]
+    public static let keys = ["profile", "server", "cacert", "allow-plain-http", "mark-read", "queue-limit", "retry-limit", "notify", "notify-method"]
     static let profileKeys = ["server", "cacert"]
 
     /// The CA file for `profile`: its section's, else the file's own.
@@ -119,6 +128,17 @@ public struct Config: Sendable, Equatable {
                     throw ParseError(path: path, line: index + 1, reason: "'retry-limit' takes a time such as 24h, 90m, 7d or 3600s, got '\(value)'")
                 }
                 config.retryLimitSeconds = seconds
+            case "notify":
+                let word = ["yes": "on", "true": "on", "no": "off", "false": "off"][value.lowercased()] ?? value.lowercased()
+                guard notifyWords.contains(word) else {
+                    throw ParseError(path: path, line: index + 1, reason: "'notify' takes yes, private or no, got '\(value)'")
+                }
+                config.notify = word
+            case "notify-method":
+                guard notifyMethods.contains(value) else {
+                    throw ParseError(path: path, line: index + 1, reason: "'notify-method' takes one of \(notifyMethods.joined(separator: ", ")), got '\(value)'")
+                }
+                config.notifyMethod = value
             case "allow-plain-http", "mark-read":
                 let on: Bool
                 switch value.lowercased() {

@@ -1,0 +1,66 @@
+import NexusCore
+import Testing
+
+@testable import NexusCLI
+
+/// `--notify`'s rules, in-process: never one's own messages, at most one notice per
+/// conversation every 5 s with what came meanwhile counted, and words others wrote inert.
+struct NotifierTests {
+    static func message(_ seq: Int64, from sender: Int64 = 2, in conversation: Int64 = 1, text: String = "hello") -> Message {
+        Message(id: seq, conversationId: conversation, seq: seq, senderId: sender, localId: "l\(seq)", text: text, sentAt: Timestamp(milliseconds: 0))
+    }
+
+    @Test func aBurstIsOneNoticeThenOneWithTheCount() {
+        var shown: [DesktopNotice] = []
+        let n = Notifier(hideText: false, me: 1) { shown.append($0) }
+        let t0 = Timestamp(milliseconds: 1_000_000)
+        n.take(Self.message(1), sender: "Alice", group: nil, now: t0)
+        n.take(Self.message(2, from: 1), sender: "Me", group: nil, now: t0)  // my own: never
+        n.take(Self.message(3, text: "second"), sender: "Alice", group: nil, now: Timestamp(milliseconds: t0.milliseconds + 1000))
+        n.take(Self.message(4, text: "third\nmore"), sender: "Alice", group: nil, now: Timestamp(milliseconds: t0.milliseconds + 2000))
+        n.take(Self.message(5, in: 2, text: "elsewhere"), sender: "Bob", group: "Ops", now: Timestamp(milliseconds: t0.milliseconds + 2000))
+        #expect(shown == [DesktopNotice(title: "Alice", body: "hello"), DesktopNotice(title: "Bob in Ops", body: "elsewhere")])
+        #expect(n.nextDue == Timestamp(milliseconds: t0.milliseconds + 5000))
+        n.flush(now: Timestamp(milliseconds: t0.milliseconds + 4999))
+        #expect(shown.count == 2)
+        n.flush(now: Timestamp(milliseconds: t0.milliseconds + 5000))
+        #expect(shown.last == DesktopNotice(title: "Alice", body: "third (+1 more)"))
+        #expect(n.nextDue == nil)
+    }
+
+    @Test func privateNoticesNameTheSenderOnlyAndHostileTextIsInert() {
+        var shown: [DesktopNotice] = []
+        let quiet = Notifier(hideText: true, me: 1) { shown.append($0) }
+        quiet.take(Self.message(1, text: "the password is hunter2"), sender: "Alice", group: nil)
+        #expect(shown == [DesktopNotice(title: "Nexus", body: "New message from Alice")])
+
+        let loud = Notifier(hideText: false, me: 1) { shown.append($0) }
+        loud.take(Self.message(2, text: "\u{1B}]0;pwned\u{07}\u{202E}txt.exe"), sender: "Eve\u{1B}[2J", group: nil)
+        let notice = shown.last!
+        for text in [notice.title, notice.body] {
+            #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{202E}" }, "\(text)")
+        }
+        #expect(notice.body.hasPrefix("\\e]0;pwned\\a"), "\(notice.body)")
+    }
+
+    @Test func autoPicksTheTerminalsOwnThenTheDesktopThenTheBell() {
+        #expect(NotifyMethod.auto(environment: ["KITTY_WINDOW_ID": "1"], hasNotifySend: true) == .osc99)
+        #expect(NotifyMethod.auto(environment: ["TERM_PROGRAM": "iTerm.app"], hasNotifySend: true) == .osc9)
+        #expect(NotifyMethod.auto(environment: ["TERM": "foot"], hasNotifySend: true) == .osc777)
+        #expect(NotifyMethod.auto(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"], hasNotifySend: true) == .dbus)
+        #expect(NotifyMethod.auto(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"], hasNotifySend: false) == .bell)
+        #expect(NotifyMethod.auto(environment: ["TERM": "xterm-256color"], hasNotifySend: true) == .bell)
+    }
+}
+
+/// `notify =` and `notify-method =` in the config: the words `--notify` takes, checked with
+/// the line named.
+struct NotifyConfigTests {
+    @Test func theConfigSetsTheNotificationsAndRefusesAnUnknownWord() throws {
+        let config = try Config.parse("notify = yes\nnotify-method = bell\n", path: "c")
+        #expect(config.notify == "on" && config.notifyMethod == "bell")
+        #expect(try Config.parse("notify = Private\n", path: "c").notify == "private")
+        #expect(throws: Config.ParseError.self) { try Config.parse("notify = loud\n", path: "c") }
+        #expect(throws: Config.ParseError.self) { try Config.parse("notify-method = pager\n", path: "c") }
+    }
+}

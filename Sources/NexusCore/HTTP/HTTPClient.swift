@@ -55,7 +55,7 @@ public final class HTTPClient {
     /// keep-alive connection before any byte of the answer arrived is sent once more on
     /// a new connection: the server may have closed the idle connection. Every nexusd
     /// request is idempotent, so that is safe.
-    func request(
+    public func request(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
         contentType: String = "application/json", timeoutMs: Int32 = 30_000
     ) throws(HTTPClientError) -> HTTPResponse {

@@ -1,4 +1,4 @@
-struct HTTPResponse: Sendable {
+public struct HTTPResponse: Sendable {
     public var status: Int
     var headers: [(String, String)]
     public var body: [UInt8]
@@ -18,7 +18,7 @@ struct HTTPResponse: Sendable {
     }
 }
 
-enum HTTPClientError: Error, Equatable, CustomStringConvertible {
+public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
     /// Nothing answered: refused, unreachable, DNS failure. Safe to try again later.
     case unreachable(String)
     /// The connection broke or timed out after the request may have been sent.

@@ -11,8 +11,9 @@ import Testing
 /// route can answer, every error code the server sends, and a short schemathesis run
 /// against live answers (`make fuzz-api` is the long one).
 struct OpenAPITests {
+    /// The repository: this file is Server/Tests/NexusServerTests/Docs/OpenAPITests.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let specText: String = (try? String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)) ?? ""
 
     /// One operation of the spec. The spec is read by indentation, the way it is written:

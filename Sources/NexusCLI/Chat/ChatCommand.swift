@@ -18,11 +18,12 @@ enum ChatCommand {
             carry their state: "sending…", ✓ (the server has it), ✓✓ (delivered), "✓✓ Read", "✓✓ Read
             by 2/3" in groups, or "✗ failed: why". Opening a conversation, and messages arriving while
             it is open, mark it read. Enter sends the line through the outbox, exactly as `send` does:
-            it is on disk before anything is tried, shown at once as "sending…". While you type, the
-            others are told so, at most once every 2 s. PgUp scrolls up and, at the top, loads the next
-            older 50, until "No more messages"; PgDn scrolls down; Ctrl-N opens the next conversation
-            with unread messages; Esc goes back to the list. Line editing: ←/→, Home/End
-            (Ctrl-A/Ctrl-E), Backspace, Delete, Ctrl-W (word), Ctrl-U, Ctrl-K.
+            it is on disk before anything is tried, shown at once as "sending…". A line over the
+            64 KiB limit is not sent: a notice says why, with its size, and the line stays to shorten.
+            While you type, the others are told so, at most once every 2 s. PgUp scrolls up and, at
+            the top, loads the next older 50, until "No more messages"; PgDn scrolls down; Ctrl-N
+            opens the next conversation with unread messages; Esc goes back to the list. Line
+            editing: ←/→, Home/End (Ctrl-A/Ctrl-E), Backspace, Delete, Ctrl-W (word), Ctrl-U, Ctrl-K.
 
             When the server can't be reached a banner says so, naming it; cached conversations still
             open, and what you write stays "sending…" until the server is back, when it goes, in order.

@@ -76,6 +76,7 @@ final class ChatLoop: @unchecked Sendable {
         if key == .control("c") { quit = true; return }
         if key == .control("z") { TTY.suspend(); return }
         if key == .control("l") { TTY.write("\u{1B}[2J"); return }
+        chat.notice = nil
         inChat ? chatKey(key) : listKey(key)
     }
 
@@ -142,7 +143,10 @@ final class ChatLoop: @unchecked Sendable {
     private func send() {
         let text = editor.text
         guard !text.trimmingSpaces().isEmpty, let id = model.locked({ $0.openId }) else { return }
-        if Limits.problem(withText: text) != nil { return }
+        if let problem = Limits.problem(withText: text) {
+            chat.notice = output.paint(TerminalText("Not sent: \(problem). It is still on the line, to shorten."), .yellow)
+            return
+        }
         let queued: [OutboxEntry]
         do {
             queued = try worker.sending.outbox.enqueue([(id, nil, text)])

@@ -6,6 +6,9 @@ import NexusCore
 struct ChatView {
     /// Rows scrolled up from the newest.
     var scroll = 0
+    /// Why the last line was not sent, over the footer until the next key: the line itself
+    /// stays in the editor, so nothing written is lost.
+    var notice: TerminalText?
 
     static func banner(_ server: String, output: Output) -> TerminalText {
         output.paint(TerminalText("offline — messages will be sent when nexusd is back (can't reach \(server))"), .yellow)
@@ -18,13 +21,14 @@ struct ChatView {
         var top: [TerminalText] = [ScreenText.clip(header(m, output: output, now: now), width: width)]
         top.append(ScreenText.clip(typingLine(m, output: output, now: now), width: width))
         if let server = m.offlineServer { top.append(ScreenText.clip(Self.banner(server, output: output), width: width)) }
-        let room = max(1, height - top.count - 2)
+        let bottom = bottomRows(m, width: width, output: output)
+        let room = max(1, height - top.count - bottom.count - 1)
         let body = bodyRows(m, width: width, output: output)
         let end = max(0, body.count - min(scroll, max(0, body.count - room)))
         let shown = Array(body[max(0, end - room)..<end])
         var rows = top + shown
-        while rows.count < height - 2 { rows.append("") }
-        rows.append(output.paint("Enter send  PgUp/PgDn scroll  Ctrl-N next unread  Esc list  Ctrl-C quit", .dim))
+        while rows.count < height - bottom.count - 1 { rows.append("") }
+        rows += bottom
         let (text, column) = editor.visible(width: max(1, width - 3))
         rows.append("> " + TerminalText(text))
         return (rows, (rows.count - 1, 2 + column))
@@ -32,8 +36,14 @@ struct ChatView {
 
     /// Rows above what is shown: how far PgUp can go before an older page is needed.
     func hiddenAbove(_ m: ChatModel, rows height: Int, columns width: Int, output: Output) -> Int {
-        let room = max(1, height - (m.offlineServer == nil ? 2 : 3) - 2)
+        let room = max(1, height - (m.offlineServer == nil ? 2 : 3) - bottomRows(m, width: width, output: output).count - 1)
         return max(0, bodyRows(m, width: width, output: output).count - room - scroll)
+    }
+
+    /// The notice, wrapped, and the footer: what sits between the messages and the editor.
+    private func bottomRows(_ m: ChatModel, width: Int, output: Output) -> [TerminalText] {
+        let said = notice.map { ScreenText.wrap($0, width: width) } ?? []
+        return said + [output.paint("Enter send  PgUp/PgDn scroll  Ctrl-N next unread  Esc list  Ctrl-C quit", .dim)]
     }
 
     /// The messages' rows, under "No more messages" once the oldest is loaded.

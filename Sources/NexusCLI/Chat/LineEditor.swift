@@ -48,14 +48,15 @@ struct LineEditor: Equatable {
     /// What fits in `width` columns, scrolled so the cursor shows, and the cursor's column.
     func visible(width: Int) -> (text: String, cursorColumn: Int) {
         let widths = characters.map { displayWidth(String($0)) }
-        var start = 0
-        while start < cursor, widths[start..<cursor].reduce(0, +) >= width { start += 1 }
+        // From the cursor back, so a long paste costs one pass, not one per character.
+        var start = cursor, before = 0
+        while start > 0, before + widths[start - 1] < width { start -= 1; before += widths[start] }
         var shown = "", used = 0, end = start
         while end < characters.count, used + widths[end] <= width {
             shown.append(characters[end])
             used += widths[end]
             end += 1
         }
-        return (shown, widths[start..<cursor].reduce(0, +))
+        return (shown, before)
     }
 }

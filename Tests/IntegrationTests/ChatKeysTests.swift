@@ -29,4 +29,37 @@ struct ChatKeysTests {
         #expect(tty.wait { s in s.contains { $0.hasSuffix("xx  ✓") } && s.last == ">" }, "\(tty.screen)")
         #expect(try bob.serverMessages().map(\.text.utf8.count) == [2, 65536])
     }
+
+    @Test func questionMarkListsTheKeysAndTheFootersFitTheWidth() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        #expect(try bob.run(["send", alice.email, "hi"]).code == 0)
+        let tty = try TerminalSession(alice, ["chat"], width: 100, height: 30)
+        defer { tty.close() }
+        #expect(tty.wait { s in
+            s.contains { $0.contains("Bob") && $0.contains("hi") } && s.last == "↑↓ move · Enter open · n next unread · / filter · q quit · ? keys"
+        }, "\(tty.screen)")
+        tty.send("?")
+        #expect(tty.wait { s in
+            s.first == "Keys" && s.contains { $0.hasPrefix("  /") && $0.contains("filter by name") } && s.contains { $0.hasPrefix("  Ctrl-Z") }
+                && s.last == "Any key goes back"
+        }, "\(tty.screen)")
+        // Any key goes back, and does nothing else: q would have quit.
+        tty.send("q")
+        #expect(tty.wait { s in s.first == "Conversations" && s.contains { $0.hasPrefix("> ") && $0.contains("Bob") } }, "\(tty.screen)")
+        tty.send("Enter")
+        #expect(tty.wait { s in s.first?.hasPrefix("Bob") == true && s.count > 1 && s[s.count - 2] == "Enter send · Esc list · PgUp/PgDn scroll · Ctrl-N next unread · ? keys" }, "\(tty.screen)")
+        // On an empty line ? is the keys; Esc goes back, and the line is still empty.
+        tty.send("?")
+        #expect(tty.wait { s in s.first == "Keys" && s.contains { $0.hasPrefix("  Ctrl-W") } && s.contains { $0.hasPrefix("  PgUp, PgDn") } }, "\(tty.screen)")
+        tty.send("Escape")
+        #expect(tty.wait { s in s.first?.hasPrefix("Bob") == true && s.last == ">" }, "\(tty.screen)")
+        // Within a line it is a question mark.
+        tty.send("why?", literal: true)
+        #expect(tty.wait { $0.last == "> why?" }, "\(tty.screen)")
+        // Narrow, the footer keeps what matters most and the way to the rest.
+        tty.resize(width: 40, height: 12)
+        #expect(tty.wait { s in s.count > 1 && s[s.count - 2] == "Enter send · Esc list · ? keys" }, "\(tty.screen)")
+    }
 }

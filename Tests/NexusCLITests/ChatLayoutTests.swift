@@ -83,4 +83,16 @@ struct ChatLayoutTests {
         #expect(!text.contains { $0.contains("\u{1B}") })
         #expect(rows.count == 12 && cursor.row == 11)
     }
+
+    /// A footer drops from its end what the width can't hold, and keeps "? keys".
+    @Test func theFooterFitsTheWidthAndKeepsTheWayToTheKeys() {
+        let output = Output(terminal: CapturedTerminal(), json: false, quiet: false, color: false)
+        let items = ["Enter send", "Esc list", "PgUp/PgDn scroll"]
+        #expect(KeyHelp.footer(items, width: 80, output: output).rendered == "Enter send · Esc list · PgUp/PgDn scroll · ? keys")
+        #expect(KeyHelp.footer(items, width: 40, output: output).rendered == "Enter send · Esc list · ? keys")
+        #expect(KeyHelp.footer(items, width: 6, output: output).rendered == "? keys")
+        #expect(KeyHelp.footer(items, width: 3, output: output).rendered == "? k")
+        let keys = KeyHelp.lines(.chat, rows: 10, columns: 30, output: output).map(\.rendered)
+        #expect(keys.count == 10 && keys.last == "Any key goes back" && keys.allSatisfy { displayWidth($0) <= 30 })
+    }
 }

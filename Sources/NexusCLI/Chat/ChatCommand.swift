@@ -10,7 +10,8 @@ enum ChatCommand {
             other person of a direct conversation is online, the unread count as "(2)", when the last
             message came, and the last message, with its sender's name in a group). ↑/↓ choose, Enter
             opens, n moves to the next conversation with unread messages, / filters by name, q or
-            Ctrl-C quits. With <conversation> it opens that one at once.
+            Ctrl-C quits, ? lists every key (on the chat screen, on an empty line); a footer names
+            the few that matter. With <conversation> it opens that one at once.
             \(Conversations.argumentHelp)
 
             The chat screen shows the name and "Online", "Last seen 5m ago" or the member count, who

@@ -8,15 +8,17 @@ final class ChatLoop: @unchecked Sendable {
     let model: ChatModel
     let worker: ChatWorker
     let output: Output
-    private var list = ConversationListView()
-    private var chat = ChatView()
-    private var editor = LineEditor()
+    var list = ConversationListView()
+    var chat = ChatView()
+    var editor = LineEditor()
     private var decoder = KeyDecoder()
-    private var inChat = false
-    private var lastTyping: Int64 = 0
+    var screen = ChatScreen.list
+    /// `?` was pressed: the keys of `screen` are shown until the next key.
+    var showingKeys = false
+    var lastTyping: Int64 = 0
     /// A lasting feed error (a revoked token), from the feed's thread, under the model's lock.
     private var failure: FeedError?
-    private var quit = false
+    var quit = false
 
     init(model: ChatModel, worker: ChatWorker, output: Output) {
         self.model = model
@@ -34,7 +36,7 @@ final class ChatLoop: @unchecked Sendable {
             m.pending = []
             m.hasMore = true
         }
-        inChat = true
+        screen = .chat
         chat.scroll = 0
         editor.clear()
         worker.open(id)
@@ -77,96 +79,19 @@ final class ChatLoop: @unchecked Sendable {
         if key == .control("z") { TTY.suspend(); return }
         if key == .control("l") { TTY.write("\u{1B}[2J"); return }
         chat.notice = nil
-        inChat ? chatKey(key) : listKey(key)
-    }
-
-    private func listKey(_ key: Key) {
-        let count = model.locked { list.rows($0).count }
-        switch key {
-        case .up: list.selected = max(0, list.selected - 1)
-        case .down: list.selected = min(max(0, count - 1), list.selected + 1)
-        case .enter:
-            guard let id = model.locked({ m in list.rows(m).dropFirst(list.selected).first?.id }) else { return }
-            open(id)
-        case .escape: list.filter = nil
-        case .backspace: if var f = list.filter { f = String(f.dropLast()); list.filter = f; list.selected = 0 }
-        case .text(let s) where list.filter != nil: list.filter! += s; list.selected = 0
-        case .text("/"): list.filter = ""; list.selected = 0
-        case .text("n"):
-            let rows = model.locked { list.rows($0) }
-            let current = rows.dropFirst(list.selected).first?.id
-            if let next = ConversationListView.nextUnread(in: rows, after: current), let i = rows.firstIndex(where: { $0.id == next }) {
-                list.selected = i
-            }
-        case .text("q"), .control("d"): quit = true
-        case .text("k"): list.selected = max(0, list.selected - 1)
-        case .text("j"): list.selected = min(max(0, count - 1), list.selected + 1)
-        default: break
+        if showingKeys { showingKeys = false; return }
+        switch screen {
+        case .list: listKey(key)
+        case .chat: chatKey(key)
         }
-    }
-
-    private func chatKey(_ key: Key) {
-        let (rows, columns) = TTY.size
-        switch key {
-        case .escape:
-            inChat = false
-            model.locked { $0.openId = nil; $0.open = nil }
-            worker.refreshList()
-        case .enter: send()
-        case .pageUp:
-            let hidden = model.locked { chat.hiddenAbove($0, rows: rows, columns: columns, output: output) }
-            let step = max(1, rows - 6)
-            chat.scroll += min(step, hidden)
-            if hidden <= step { worker.older() }
-        case .pageDown: chat.scroll = max(0, chat.scroll - max(1, rows - 6))
-        case .control("d") where editor.isEmpty: quit = true
-        case .control("n"):
-            let (rows, current) = model.locked { ($0.list, $0.openId) }
-            if let next = ConversationListView.nextUnread(in: rows, after: current) { open(next) }
-        default:
-            let before = editor.text
-            guard editor.apply(key), editor.text != before, !editor.isEmpty else { return }
-            typed()
-        }
-    }
-
-    /// Tells the others I am typing, at most once every 2 s.
-    private func typed() {
-        let now = Timestamp.now().milliseconds
-        guard now - lastTyping >= 2000, let id = model.locked({ $0.openId }) else { return }
-        lastTyping = now
-        worker.typing(id)
-    }
-
-    /// Through the outbox, as `send`: on disk first, on screen at once as "sending…",
-    /// then delivered by the worker.
-    private func send() {
-        let text = editor.text
-        guard !text.trimmingSpaces().isEmpty, let id = model.locked({ $0.openId }) else { return }
-        if let problem = Limits.problem(withText: text) {
-            chat.notice = output.paint(TerminalText("Not sent: \(problem). It is still on the line, to shorten."), .yellow)
-            return
-        }
-        let queued: [OutboxEntry]
-        do {
-            queued = try worker.sending.outbox.enqueue([(id, nil, text)])
-        } catch {
-            model.change { m in m.pending.append(.init(localId: "", text: text, queuedAt: .now(), failure: "not queued: \(error)")) }
-            return
-        }
-        editor.clear()
-        lastTyping = 0
-        chat.scroll = 0
-        model.change { m in
-            for e in queued { m.pending.append(.init(localId: e.localId, text: e.text, queuedAt: e.queuedAt, failure: nil)) }
-        }
-        worker.deliver(queued)
     }
 
     private func draw() {
         let (rows, columns) = TTY.size
         let frame: [TerminalText], cursor: (row: Int, column: Int)?
-        if inChat {
+        if showingKeys {
+            (frame, cursor) = (KeyHelp.lines(screen, rows: rows, columns: columns, output: output), nil)
+        } else if screen == .chat {
             let laid = model.locked { chat.lines($0, editor: editor, rows: rows, columns: columns, output: output) }
             (frame, cursor) = (laid.rows, laid.cursor)
         } else {

@@ -38,7 +38,9 @@ struct ConversationListView {
             out.append(ScreenText.clip(row(c, m, selected: i == selected, output: output, now: now), width: width))
         }
         while out.count < height - 1 { out.append("") }
-        out.append(output.paint(filter == nil ? "↑↓ move  Enter open  n next unread  / filter  q quit" : "type to filter  Enter open  Esc clear", .dim))
+        out.append(filter == nil
+            ? KeyHelp.footer(["↑↓ move", "Enter open", "n next unread", "/ filter", "q quit"], width: width, output: output)
+            : output.paint(ScreenText.clip("type to filter · Enter open · Esc clear", width: width), .dim))
         return out
     }
 

@@ -62,4 +62,36 @@ struct ChatKeysTests {
         tty.resize(width: 40, height: 12)
         #expect(tty.wait { s in s.count > 1 && s[s.count - 2] == "Enter send · Esc list · ? keys" }, "\(tty.screen)")
     }
+
+    @Test func ctrlRRetriesTheFailedMessagesShownAsRetryDoes() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob, carol) = try server.trio()
+        let toBob = try conversation(alice, with: bob), toCarol = try conversation(alice, with: carol)
+        #expect(try bob.run(["send", toBob, "hi"]).code == 0)
+        // Refused for a revoked login, as in OutboxDeliveryTests: failed, and never retried by itself.
+        try alice.revokeTokenKeepingSession()
+        #expect(try alice.run(["send", toBob, "to bob"]).code == 4)
+        #expect(try alice.run(["send", toCarol, "to carol"]).code == 4)
+        #expect(try alice.run(["login", alice.email, "--password-stdin"], stdin: "password123\n").code == 0)
+        #expect(try alice.outboxEntries().map(\.status) == ["failed", "failed"])
+        let tty = try TerminalSession(alice, ["chat", toBob], width: 120)
+        defer { tty.close() }
+        #expect(tty.wait { s in
+            s.contains { $0.contains("You: to bob  ✗ failed: ") && $0.contains("sign") } && s.count > 1 && s[s.count - 2].hasPrefix("Enter send · Ctrl-R retry · ")
+        }, "\(tty.screen)")
+        tty.send("C-r")
+        #expect(tty.wait { s in s.contains { $0.hasSuffix("You: to bob  ✓") } && !s.contains { $0.contains("Ctrl-R") } }, "\(tty.screen)")
+        #expect(try bob.serverMessages().map(\.text) == ["hi", "to bob"])
+        // Only what this conversation shows: Carol's is still failed.
+        #expect(try alice.outboxEntries().map { [$0.text, $0.status] } == [["to carol", "failed"]])
+        tty.send("C-r")
+        #expect(tty.wait { s in s.contains { $0.contains("Nothing here failed") } }, "\(tty.screen)")
+        #expect(try carol.serverMessages().isEmpty)
+    }
+
+    private func conversation(_ user: User, with other: User) throws -> String {
+        let doc = try #require(try user.run(["new", other.email, "--json"]).json() as? [String: Any])
+        return "\(try #require((doc["conversation"] as? [String: Any])?["id"] as? Int))"
+    }
 }

@@ -17,8 +17,9 @@ enum ChatCommand {
             The chat screen shows the name and "Online", "Last seen 5m ago" or the member count, who
             is typing, and the messages oldest to newest, a line for each day; yours are indented and
             carry their state: "sending…", ✓ (the server has it), ✓✓ (delivered), "✓✓ Read", "✓✓ Read
-            by 2/3" in groups, or "✗ failed: why". Opening a conversation, and messages arriving while
-            it is open, mark it read. Enter sends the line through the outbox, exactly as `send` does:
+            by 2/3" in groups, or "✗ failed: why"; Ctrl-R retries the failed ones shown, as `retry`
+            does with their localIds. Opening a conversation, and messages arriving while it is open,
+            mark it read. Enter sends the line through the outbox, exactly as `send` does:
             it is on disk before anything is tried, shown at once as "sending…". A line over the
             64 KiB limit is not sent: a notice says why, with its size, and the line stays to shorten.
             While you type, the others are told so, at most once every 2 s. PgUp scrolls up and, at

@@ -44,6 +44,9 @@ extension ChatLoop {
         case .pageDown: chat.scroll = max(0, chat.scroll - max(1, rows - 6))
         case .control("d") where editor.isEmpty: quit = true
         case .text("?") where editor.isEmpty: showingKeys = true
+        case .control("r"):
+            let failed = model.locked { m in m.pending.filter { $0.failure != nil && !$0.localId.isEmpty }.map(\.localId) }
+            if failed.isEmpty { chat.notice = output.paint("Nothing here failed: there is nothing to retry.", .dim) } else { worker.retry(failed) }
         case .control("n"):
             let (rows, current) = model.locked { ($0.list, $0.openId) }
             if let next = ConversationListView.nextUnread(in: rows, after: current) { open(next) }

@@ -118,22 +118,49 @@ final class ChatWorker: @unchecked Sendable {
     func deliver(_ own: [OutboxEntry]) {
         async { [self] in
             let scope: Sending.Scope = own.isEmpty ? .everything : .conversationsOf(Set(own.map(\.localId)))
-            let lock: Sending.LockPolicy = own.isEmpty ? .skipIfBusy : .wait(onBusy: nil)
-            let outcome: Sending.Outcome
-            do {
-                outcome = try sending.deliver(scope, own: own, ignoreBackoff: true, lock: lock)
+            delivering(scope, own: own, lock: own.isEmpty ? .skipIfBusy : .wait(onBusy: nil))
+        }
+    }
+
+    /// Mine that failed, back in the queue and sent, by the core call `retry` makes; then
+    /// the whole queue goes, in order, as after `retry`, so each keeps its place.
+    func retry(_ localIds: [String]) {
+        async { [self] in
+            let chosen: [OutboxEntry]
+            do throws(Sending.RetryError) {
+                chosen = try sending.retry(localIds)
             } catch {
-                model.change { m in for i in m.pending.indices where own.contains(where: { $0.localId == m.pending[i].localId }) { m.pending[i].failure = "\(error)" } }
+                let why: String
+                switch error {
+                case .notInOutbox: why = "not retried: it is no longer in the outbox"
+                case .notFailed(_, let status): why = "not retried: it is \(status.rawValue) now"
+                case .store(let e): why = "not retried: \(e)"
+                }
+                model.change { m in for i in m.pending.indices where localIds.contains(m.pending[i].localId) { m.pending[i].failure = why } }
                 return
             }
-            let report = outcome.report
-            model.change { m in
-                for (_, message) in report.sent { m.take(message) }
-                for f in report.failed {
-                    if let i = m.pending.firstIndex(where: { $0.localId == f.localId }) { m.pending[i].failure = f.lastError ?? "refused" }
-                }
-                if report.stillQueued > 0, m.offlineServer == nil { m.offlineServer = Self.server(api) }
+            let ids = Set(chosen.map(\.localId))
+            model.change { m in for i in m.pending.indices where ids.contains(m.pending[i].localId) { m.pending[i].failure = nil } }
+            delivering(.everything, own: chosen, lock: .wait(onBusy: nil))
+        }
+    }
+
+    /// On the worker's thread.
+    private func delivering(_ scope: Sending.Scope, own: [OutboxEntry], lock: Sending.LockPolicy) {
+        let outcome: Sending.Outcome
+        do {
+            outcome = try sending.deliver(scope, own: own, ignoreBackoff: true, lock: lock)
+        } catch {
+            model.change { m in for i in m.pending.indices where own.contains(where: { $0.localId == m.pending[i].localId }) { m.pending[i].failure = "\(error)" } }
+            return
+        }
+        let report = outcome.report
+        model.change { m in
+            for (_, message) in report.sent { m.take(message) }
+            for f in report.failed {
+                if let i = m.pending.firstIndex(where: { $0.localId == f.localId }) { m.pending[i].failure = f.lastError ?? "refused" }
             }
+            if report.stillQueued > 0, m.offlineServer == nil { m.offlineServer = Self.server(api) }
         }
     }
 

@@ -32,6 +32,7 @@ enum KeyHelp {
         case .chat:
             return [("Chat", [
                 Entry(keys: "Enter", does: "send the line"),
+                Entry(keys: "Ctrl-R", does: "retry my failed messages shown here, as `retry` does"),
                 Entry(keys: "PgUp, PgDn", does: "scroll; PgUp at the top loads older messages"),
                 Entry(keys: "Ctrl-N", does: "the next conversation with unread messages"),
                 Entry(keys: "Esc", does: "back to the list"),

@@ -38,7 +38,7 @@ struct ChatKeysTests {
         let tty = try TerminalSession(alice, ["chat"], width: 100, height: 30)
         defer { tty.close() }
         #expect(tty.wait { s in
-            s.contains { $0.contains("Bob") && $0.contains("hi") } && s.last == "↑↓ move · Enter open · n next unread · / filter · q quit · ? keys"
+            s.contains { $0.contains("Bob") && $0.contains("hi") } && s.last == "↑↓ move · Enter open · c new · n next unread · / filter · q quit · ? keys"
         }, "\(tty.screen)")
         tty.send("?")
         #expect(tty.wait { s in

@@ -12,6 +12,12 @@ enum ChatCommand {
             opens, n moves to the next conversation with unread messages, / filters by name, q or
             Ctrl-C quits, ? lists every key (on the chat screen, on an empty line); a footer names
             the few that matter. With <conversation> it opens that one at once.
+
+            c (or +) starts a conversation: a picker over the server's users (as `users` lists them;
+            typing searches them, as --search does). Space marks people; Enter with one opens the
+            direct conversation (the one you have, never a second, as `new EMAIL` does), with several
+            asks for an optional group name and creates the group, as `new EMAIL EMAIL… --name`
+            does; then it opens. It needs the server: offline it says so.
             \(Conversations.argumentHelp)
 
             The chat screen shows the name and "Online", "Last seen 5m ago" or the member count, who

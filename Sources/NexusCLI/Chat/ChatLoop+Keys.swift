@@ -15,6 +15,7 @@ extension ChatLoop {
         case .text(let s) where list.filter != nil: list.filter! += s; list.selected = 0
         case .text("/"): list.filter = ""; list.selected = 0
         case .text("?"): showingKeys = true
+        case .text("c"), .text("+"): startPicking()
         case .text("n"):
             let rows = model.locked { list.rows($0) }
             let current = rows.dropFirst(list.selected).first?.id

@@ -16,6 +16,8 @@ final class ChatLoop: @unchecked Sendable {
     /// `?` was pressed: the keys of `screen` are shown until the next key.
     var showingKeys = false
     var lastTyping: Int64 = 0
+    /// The new-conversation screen's state, shared with the worker under the model's lock.
+    var picker: ContactPicker?
     /// A lasting feed error (a revoked token), from the feed's thread, under the model's lock.
     private var failure: FeedError?
     var quit = false
@@ -60,6 +62,7 @@ final class ChatLoop: @unchecked Sendable {
             }
             if TTY.continued != 0 { TTY.continued = 0; TTY.enter() }
             if let failure = model.locked({ _ in self.failure }) { model.locked { $0.stopping = true }; return failure }
+            openPicked()
             if !quit { draw() }
         }
         model.locked { $0.stopping = true }
@@ -83,6 +86,7 @@ final class ChatLoop: @unchecked Sendable {
         switch screen {
         case .list: listKey(key)
         case .chat: chatKey(key)
+        case .picker: pickerKey(key)
         }
     }
 
@@ -91,6 +95,8 @@ final class ChatLoop: @unchecked Sendable {
         let frame: [TerminalText], cursor: (row: Int, column: Int)?
         if showingKeys {
             (frame, cursor) = (KeyHelp.lines(screen, rows: rows, columns: columns, output: output), nil)
+        } else if screen == .picker, let picker {
+            (frame, cursor) = model.locked { _ in picker.lines(rows: rows, columns: columns, output: output) }
         } else if screen == .chat {
             let laid = model.locked { chat.lines($0, editor: editor, rows: rows, columns: columns, output: output) }
             (frame, cursor) = (laid.rows, laid.cursor)

@@ -30,7 +30,7 @@ struct ConversationListView {
         let shown = rows(m)
         let room = max(0, height - out.count - 1)
         if shown.isEmpty {
-            out.append(output.paint(m.list.isEmpty ? "No conversations yet. Start one with: nexusctl new <email>" : "No conversations match.", .dim))
+            out.append(output.paint(m.list.isEmpty ? "No conversations yet. Press c to start one." : "No conversations match.", .dim))
         }
         // The selection stays on screen.
         let first = max(0, min(selected - room + 1, shown.count - room))
@@ -39,7 +39,7 @@ struct ConversationListView {
         }
         while out.count < height - 1 { out.append("") }
         out.append(filter == nil
-            ? KeyHelp.footer(["↑↓ move", "Enter open", "n next unread", "/ filter", "q quit"], width: width, output: output)
+            ? KeyHelp.footer(["↑↓ move", "Enter open", "c new", "n next unread", "/ filter", "q quit"], width: width, output: output)
             : output.paint(ScreenText.clip("type to filter · Enter open · Esc clear", width: width), .dim))
         return out
     }

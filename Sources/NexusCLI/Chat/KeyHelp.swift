@@ -2,7 +2,7 @@ import NexusCore
 
 /// Which of `chat`'s screens has the keys.
 enum ChatScreen: Equatable {
-    case list, chat
+    case list, chat, picker
 }
 
 /// Every key of `chat`, by screen, in one place: `?` lists them all, and each screen's
@@ -26,6 +26,7 @@ enum KeyHelp {
                 Entry(keys: "Enter", does: "open it"),
                 Entry(keys: "n", does: "the next conversation with unread messages"),
                 Entry(keys: "/", does: "filter by name; Esc clears the filter"),
+                Entry(keys: "c, +", does: "a new conversation: choose people among the server's users"),
                 Entry(keys: "?", does: "these keys"),
                 Entry(keys: "q, Ctrl-D", does: "quit"),
             ]), everywhere]
@@ -44,6 +45,16 @@ enum KeyHelp {
                 Entry(keys: "Backspace, Delete", does: "delete a character"),
                 Entry(keys: "Ctrl-W", does: "delete the word before the cursor"),
                 Entry(keys: "Ctrl-U, Ctrl-K", does: "delete what is before, after the cursor"),
+            ]), everywhere]
+        case .picker:
+            return [("New conversation", [
+                Entry(keys: "type", does: "search the server's users by name or email, as `users --search`"),
+                Entry(keys: "↑/↓", does: "choose a person"),
+                Entry(keys: "Space", does: "mark or unmark them"),
+                Entry(keys: "Enter", does: "one person (the marked one, else the chosen): the direct conversation"),
+                Entry(keys: "", does: "several marked: a group, after asking for its name"),
+                Entry(keys: "Esc", does: "back to the list (from the name, back to the people)"),
+                Entry(keys: "?", does: "these keys"),
             ]), everywhere]
         }
     }

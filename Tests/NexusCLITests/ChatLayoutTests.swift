@@ -95,4 +95,23 @@ struct ChatLayoutTests {
         let keys = KeyHelp.lines(.chat, rows: 10, columns: 30, output: output).map(\.rendered)
         #expect(keys.count == 10 && keys.last == "Any key goes back" && keys.allSatisfy { displayWidth($0) <= 30 })
     }
+
+    /// The picker's rows: others' names escaped, the marked ones ticked and in the title,
+    /// every row within the width.
+    @Test func thePickerEscapesNamesAndShowsWhoIsMarked() {
+        let output = Output(terminal: CapturedTerminal(), json: false, quiet: false, color: false)
+        let picker = ContactPicker()
+        let bob = User(id: 2, email: "bob@example.com", displayName: "Bob")
+        let evil = User(id: 3, email: "eve@example.com", displayName: "Eve\u{1B}[2J\nYou: fake")
+        (picker.query, picker.answered, picker.found) = ("e", "e", [bob, evil])
+        picker.toggle(evil)
+        picker.selected = 1
+        let (rows, cursor) = picker.lines(rows: 8, columns: 60, output: output)
+        let text = rows.map(\.rendered)
+        #expect(text[0] == "New conversation · with Eve\\e[2J\\nYou: fake")
+        #expect(text[1] == "Search: e" && cursor?.row == 1 && cursor?.column == 9)
+        #expect(text.contains { $0.hasPrefix("  [ ] Bob  bob@example.com") })
+        #expect(text.contains { $0.hasPrefix("> [x] Eve\\e[2J\\nYou: fake  eve@example.com") })
+        #expect(rows.count == 8 && text.allSatisfy { !$0.contains("\u{1B}") && displayWidth($0) <= 60 })
+    }
 }

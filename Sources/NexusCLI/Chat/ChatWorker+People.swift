@@ -4,7 +4,7 @@ import NexusCore
 /// conversation, by the same core calls as `users --search` and `new`.
 extension ChatWorker {
     /// The users matching `query`; skipped when the picker has moved on to another query
-    /// meanwhile, so typing fast costs one call, not one a key.
+    /// meanwhile, so the keys typed while the server is slow make one call, not one each.
     func searchUsers(_ query: String, into picker: ContactPicker) {
         async { [self] in
             guard model.locked({ _ in picker.query == query }) else { return }

@@ -17,7 +17,6 @@ extension ChatLoop {
         var start: [User]?
         model.locked { _ in
             switch key {
-            case .escape: picker.opening = false
             case .up: picker.selected = max(0, picker.selected - 1)
             case .down: picker.selected = min(max(0, picker.found.count - 1), picker.selected + 1)
             case .text(" "):
@@ -38,7 +37,7 @@ extension ChatLoop {
         }
         if key == .escape { closePicker(); return }
         if let search { worker.searchUsers(search, into: picker) }
-        if let start { open(start, name: nil, picker) }
+        if let start { create(with: start, name: nil, picker) }
     }
 
     private func namingKey(_ key: Key, _ picker: ContactPicker) {
@@ -50,13 +49,14 @@ extension ChatLoop {
                 model.locked { _ in picker.problem = problem }
                 return
             }
-            open(people, name: name.isEmpty ? nil : name, picker)
+            create(with: people, name: name.isEmpty ? nil : name, picker)
         default:
             model.locked { _ in _ = picker.naming?.apply(key) }
         }
     }
 
-    private func open(_ people: [User], name: String?, _ picker: ContactPicker) {
+    /// Once: a second Enter while the server is at it would ask for a second group.
+    private func create(with people: [User], name: String?, _ picker: ContactPicker) {
         let go = model.locked { _ -> Bool in
             guard !picker.opening else { return false }
             picker.opening = true

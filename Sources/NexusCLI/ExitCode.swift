@@ -1,3 +1,5 @@
+import NexusCore
+
 /// nexusctl's exit codes. They are part of the scripting contract: documented in
 /// docs/exit-codes.md and `nexusctl help exit-codes`, and never renumbered.
 public enum ExitCode: Int32, Sendable, CaseIterable {
@@ -38,6 +40,17 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .tls: return "no secure connection: the server's certificate was refused (unknown issuer, expired, wrong host name), the TLS handshake failed, or plain http:// to a host that is not loopback was refused; nothing was sent in the clear (for send: the message stays queued)"
         case .output: return "standard output could not be written (a full disk, an I/O error): what the command did is done, only its output was lost"
         case .unavailable: return "server unreachable, or it asked to wait (429): try again later (for send: the message is queued)"
+        }
+    }
+}
+
+extension ExitCode {
+    /// The exit status of an entry's failure: 4 for the credentials, 3 for not found, else 1.
+    init(_ failure: DeliveryVerdict.Failure) {
+        switch failure {
+        case .credentials: self = .auth
+        case .notFound: self = .notFound
+        case .outOfScope, .forbidden, .refused: self = .failure
         }
     }
 }

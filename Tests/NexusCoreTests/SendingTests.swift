@@ -122,6 +122,30 @@ final class SendingTests {
         #expect(outcome.report.sent.map(\.entry.text) == ["to one"])
     }
 
+    /// Each message has one verdict, read from its run: sent with its message, failed with
+    /// what fixes it, queued with why and when it is tried next.
+    @Test func eachMessageHasOneVerdictOfItsRun() throws {
+        func told(_ v: DeliveryVerdict) -> String {
+            switch v.kind {
+            case .sent(let m): "sent \(m.text)"
+            case .failed(let failure): "failed \(failure)"
+            case .queued: "queued" + (v.entry.lastError == nil || v.entry.nextAttemptAt == nil ? " without why" : "")
+            case .unchanged(let note): "unchanged \(note)"
+            case .dropped: "dropped"
+            }
+        }
+        server.strangers = ["nobody@example.com"]
+        let queued = try sending.enqueue(["to nobody"], conversationId: nil, to: "nobody@example.com")
+            + sending.enqueue(["to one"], conversationId: 1, to: nil)
+        #expect(try flush().report.verdicts(of: queued).map(told) == ["failed notFound", "sent to one"])
+        server.down = true
+        let later = try sending.enqueue(["later"], conversationId: 1, to: nil)
+        #expect(try flush().report.verdicts(of: later).map(told) == ["queued"])
+        server.down = false
+        server.faults = [.server(status: 401, code: "unauthorized", message: "Sign in.", retryAfter: nil)]
+        #expect(try flush().report.verdicts(of: later).map(told) == ["failed credentials"])
+    }
+
     /// Credentials refused while resolving an email: nothing goes, nothing is lost.
     @Test func refusedCredentialsStopTheRunBeforeAnythingIsSent() throws {
         server.down = true

@@ -39,7 +39,7 @@ struct StreamingTests {
         defer { close(fd) }
         return try sending.stream(
             &input, conversationId: 7, to: nil, lock: .wait(onBusy: nil), check: { Limits.problem(withText: $0) },
-            settled: { _, done in settled.append(done.map(\.text)) })
+            settled: { _, done in settled.append(done.map(\.entry.text)) })
     }
 
     @Test func linesThatArriveTogetherGoInOneBatchAndLaterOnesAtOnce() throws {

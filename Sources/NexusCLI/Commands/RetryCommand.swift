@@ -44,7 +44,7 @@ enum RetryCommand {
         }
         // The whole queue goes, in order, so a retried message keeps its place.
         let report = try OutboxSending.run(sending, .everything, ignoreBackoff: true, lock: .wait(onBusy: nil), context).report
-        let views = SendView.views(chosen, report)
+        let views = SendView.views(report.verdicts(of: chosen))
         if context.output.json {
             context.output.document(views)
         } else {

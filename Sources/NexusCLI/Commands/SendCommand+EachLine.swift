@@ -40,7 +40,8 @@ extension SendCommand {
                     }
                 },
                 settled: { outcome, done in
-                    print(SendView.views(done, OutboxSending.warnings(outcome, context).report, warnings: warnings))
+                    _ = OutboxSending.warnings(outcome, context)
+                    print(SendView.views(done, warnings: warnings))
                 })
         } catch {
             throw CLIError(error)
@@ -48,7 +49,7 @@ extension SendCommand {
         let report = result.lastReport
         // The input ended (or the sending stopped): say goodbye now. A signal says it on its way out.
         if case .interrupted = result.end {} else { TerminationGuard.sayFarewell() }
-        print(SendView.views(result.stillQueued, report, warnings: warnings))
+        print(SendView.views(result.stillQueued, warnings: warnings))
         if output.json && (printed > 0 || result.queued > 0) { output.endList(empty: printed == 0) }
         if result.earlierDelivered > 0 { output.note("Also delivered \(result.earlierDelivered) earlier queued message(s) of this conversation.") }
         let queuedHint = "`nexusctl queue flush` (or the next online command) delivers what is queued."
@@ -68,23 +69,13 @@ extension SendCommand {
             TerminationGuard.release()
             return .unavailable
         case .failed:
-            let failed = report.failed.first(where: { e in result.stillQueued.allSatisfy { $0.localId != e.localId } }) ?? report.failed.first
-            if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
-            if let first = failed {
-                throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
-                               hint: report.notFound.contains(first.localId) && first.conversationId == nil
-                                       ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
-            }
+            if let failed = result.failed { try throwIfAnyFailed([failed], report, context) }
+            if let refusal = OutboxSending.refusal(of: nil, report, context) { throw refusal }
             throw CLIError(.auth, DeliveryText.auth, hint: "run `nexusctl login <email>`; the lines read are queued.")
         case .endOfInput:
             if result.queued == 0 { throw .usage("--each-line found no lines on stdin") }
         }
-        if !result.stillQueued.isEmpty {
-            output.warn("\(report.stopReason ?? DeliveryText.network)")
-            output.note("Queued safely in the outbox; \(queuedHint)")
-            if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
-            return .unavailable
-        }
+        if !result.stillQueued.isEmpty { return try OutboxSending.stillQueued(report, context, delivers: "what is queued") }
         return .ok
     }
 }

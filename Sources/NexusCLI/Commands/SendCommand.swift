@@ -93,7 +93,8 @@ enum SendCommand {
     ) throws(CLIError) -> ExitCode {
         let report = OutboxSending.warnings(outcome, context).report
         let ids = Set(mine.map(\.localId))
-        let views = SendView.views(mine, report, warnings: warning.map { w in Dictionary(uniqueKeysWithValues: mine.map { ($0.localId, w) }) } ?? [:])
+        let verdicts = report.verdicts(of: mine)
+        let views = SendView.views(verdicts, warnings: warning.map { w in Dictionary(uniqueKeysWithValues: mine.map { ($0.localId, w) }) } ?? [:])
         let output = context.output
         if output.json {
             if views.count == 1 { output.document(views[0]) } else { output.document(views) }
@@ -102,25 +103,24 @@ enum SendCommand {
         }
         let earlier = report.sent.filter { !ids.contains($0.entry.localId) }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued message(s) of this conversation.") }
-
-        let failed = report.failed.filter { ids.contains($0.localId) }
-        if let first = failed.first {
-            if let refusal = OutboxSending.refusal(of: first, report, context) { throw refusal }
-            throw CLIError(OutboxSending.failureCode(first, report), first.lastError ?? DeliveryText.other,
-                           hint: report.notFound.contains(first.localId) && first.conversationId == nil
-                                   ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
-        }
+        try throwIfAnyFailed(verdicts, report, context)
         if let dropped = views.first(where: { $0.status == .dropped }) {
             throw CLIError(.failure, "message \(dropped.localId) was dropped with `nexusctl queue drop` before it was sent")
         }
         try OutboxSending.throwIfCredentialsRefused(report, context, what: "the message")
-        if views.contains(where: { $0.status == .queued }) {
-            output.warn("\(report.stopReason ?? DeliveryText.network)")
-            output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
-            if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
-            return .unavailable
-        }
+        if views.contains(where: { $0.status == .queued }) { return try OutboxSending.stillQueued(report, context) }
         return .ok
+    }
+
+    /// The first of the messages that failed, as the command's error.
+    static func throwIfAnyFailed(_ verdicts: [DeliveryVerdict], _ report: DeliveryReport, _ context: CommandContext) throws(CLIError) {
+        for verdict in verdicts {
+            guard case .failed(let failure) = verdict.kind else { continue }
+            let unknownAddress = failure == .notFound && verdict.entry.conversationId == nil
+            throw OutboxSending.failure(
+                failure, of: verdict.entry, report, context,
+                hint: unknownAddress ? "check the address; `nexusctl users --search NAME` finds people on the server." : nil)
+        }
     }
 
     /// The message, and where bytes that are not valid UTF-8 were replaced in it.

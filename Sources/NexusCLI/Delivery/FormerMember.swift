@@ -5,8 +5,10 @@ import NexusCore
 /// own cache kept the group, and mostly the event, which tell them what happened and how to
 /// get back in.
 enum FormerMember {
-    static func refusal(_ failed: OutboxEntry, _ report: DeliveryReport, _ context: CommandContext) -> CLIError? {
-        guard report.notFound.contains(failed.localId), let c = failed.conversationId,
+    /// `failed`: an entry the server answered "not found"; nil when this account never was
+    /// in its conversation, as far as this device knows.
+    static func refusal(_ failed: OutboxEntry, _ context: CommandContext) -> CLIError? {
+        guard let c = failed.conversationId,
               let me = context.session?.user, me.id != 0 else { return nil }
         let conversations = ConversationCache(profile: context.profile)
         let people = conversations.people()

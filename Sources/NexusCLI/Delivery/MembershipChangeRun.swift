@@ -37,23 +37,25 @@ enum MembershipChangeRun {
             throw CLIError(error)
         }
         let report = OutboxSending.warnings(outcome, context).report
+        let verdict = report.verdicts(of: [entry])[0]
         var view = View(kind: kind, localId: entry.localId, conversationId: conversationId, status: "queued")
-        let failed = report.failed.first { $0.localId == entry.localId }
-        let waiting = (report.deferred + report.waiting).first { $0.localId == entry.localId }
-        if let sent = report.sent.first(where: { $0.entry.localId == entry.localId }) {
+        switch verdict.kind {
+        case .sent(let message):
             view.status = "sent"
-            view.message = sent.message
+            view.message = message
             remember(kind, conversationId, context)
-        } else if let note = report.unchanged[entry.localId] {
+        case .unchanged(let note):
             view.status = "unchanged"
             view.note = note
             remember(kind, conversationId, context)
-        } else if let failed {
+        case .failed:
             view.status = "failed"
-            view.error = failed.lastError
-        } else {
-            view.error = waiting?.lastError
-            view.nextAttemptAt = waiting?.nextAttemptAt
+            view.error = verdict.entry.lastError
+        case .queued:
+            view.error = verdict.entry.lastError
+            view.nextAttemptAt = verdict.entry.nextAttemptAt
+        case .dropped:
+            break
         }
 
         let output = context.output
@@ -68,20 +70,11 @@ enum MembershipChangeRun {
         }
         let earlier = report.sent.filter { $0.entry.localId != entry.localId }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued change(s) or message(s) of this conversation.") }
-        if let failed {
-            if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
-            let code = report.forbidden.contains(failed.localId) ? ExitCode.failure : OutboxSending.failureCode(failed, report)
-            let hint: String? =
-                report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."
-                : report.notFound.contains(failed.localId) ? "check the conversation with `nexusctl convos` and the emails with `nexusctl users`." : nil
-            throw CLIError(code, failed.lastError ?? DeliveryText.other, hint: hint)
+        if case .failed(let failure) = verdict.kind {
+            let hint = failure == .notFound ? "check the conversation with `nexusctl convos` and the emails with `nexusctl users`." : nil
+            throw OutboxSending.failure(failure, of: verdict.entry, report, context, hint: hint)
         }
-        if view.status == "queued" {
-            output.warn("\(report.stopReason ?? DeliveryText.network)")
-            output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
-            if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
-            return .unavailable
-        }
+        if view.status == "queued" { return try OutboxSending.stillQueued(report, context) }
         return .ok
     }
 

@@ -24,36 +24,31 @@ enum MessageChangeRun {
             throw CLIError(error)
         }
         let report = OutboxSending.warnings(outcome, context).report
-        let view = SendView.views([entry], report)[0]
+        let verdict = report.verdicts(of: [entry])[0]
         let output = context.output
         if output.json {
-            output.document(view)
-        } else if view.status == .sent {
+            output.document(SendView.views([verdict])[0])
+        } else if case .sent = verdict.kind {
             output.line("\(done) \(ref)")
-        } else if view.status == .queued {
+        } else if case .queued = verdict.kind {
             output.line("queued \(kind.rawValue) \(ref) \(entry.localId)")
         }
         let earlier = report.sent.filter { $0.entry.localId != entry.localId }.count
         if earlier > 0 { output.note("Also delivered \(earlier) earlier queued change(s) or message(s) of this conversation.") }
-        if let failed = report.failed.first(where: { $0.localId == entry.localId }) {
-            if let refusal = OutboxSending.refusal(of: failed, report, context) { throw refusal }
-            let code = report.forbidden.contains(failed.localId) ? ExitCode.failure : OutboxSending.failureCode(failed, report)
-            let hint: String? =
-                report.authRefused ? "run `nexusctl login <email>`, then `nexusctl retry --all`."
-                : report.forbidden.contains(failed.localId) ? "only a message's sender can edit or delete it; anyone in the conversation can react."
-                : report.notFound.contains(failed.localId) ? "check the reference with `nexusctl history \(ref.conversationId)`." : nil
-            throw CLIError(code, failed.lastError ?? DeliveryText.other, hint: hint)
-        }
-        if view.status == .dropped {
+        switch verdict.kind {
+        case .failed(let failure):
+            let hint: String? = switch failure {
+            case .forbidden: "only a message's sender can edit or delete it; anyone in the conversation can react."
+            case .notFound: "check the reference with `nexusctl history \(ref.conversationId)`."
+            default: nil
+            }
+            throw OutboxSending.failure(failure, of: verdict.entry, report, context, hint: hint)
+        case .dropped:
             throw CLIError(.failure, "the \(kind.rawValue) \(entry.localId) was dropped with `nexusctl queue drop` before it was sent")
+        case .sent, .unchanged, .queued:
+            try OutboxSending.throwIfCredentialsRefused(report, context, what: "the \(kind.rawValue)")
         }
-        try OutboxSending.throwIfCredentialsRefused(report, context, what: "the \(kind.rawValue)")
-        if view.status == .queued {
-            output.warn("\(report.stopReason ?? DeliveryText.network)")
-            output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers it.")
-            if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
-            return .unavailable
-        }
+        if case .queued = verdict.kind { return try OutboxSending.stillQueued(report, context) }
         return .ok
     }
 }

@@ -71,29 +71,51 @@ enum OutboxSending {
     /// The exit code a delivery earns: a failure's own code, else 75 while anything is
     /// still queued, else 0.
     static func exitCode(_ report: DeliveryReport, failed: [OutboxEntry]? = nil) -> ExitCode {
-        if let first = (failed ?? report.failed).first { return failureCode(first, report) }
+        if let first = (failed ?? report.failed).first {
+            guard case .failed(let failure) = report.verdicts(of: [first])[0].kind else { return .failure }
+            return ExitCode(failure)
+        }
         guard report.stillQueued > 0 else { return .ok }
         return report.transportSecurity == nil ? .unavailable : .tls
     }
 
-    /// A delivery's failure told by its cause when that is the credentials (the token's or
-    /// the session's problem and its fix, exit 4: a retry with them can't help) or a group
-    /// this account has left; nil otherwise.
+    /// A delivery's failure told by its cause when that is the credentials, the token's
+    /// scope or a group this account has left; nil otherwise. For `queue flush` and
+    /// `retry`, whose run can refuse the credentials before any of their messages failed.
     static func refusal(of failed: OutboxEntry?, _ report: DeliveryReport, _ context: CommandContext) -> CLIError? {
-        if report.authRefused {
-            // A password session keeps the product's words; a token's fix is another token.
-            guard context.usesAccessToken, let cause = report.authError else {
-                return CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
-            }
-            var error = context.failure(cause)
-            error.hint = (error.hint.map { $0 + " " } ?? "") + "Then `nexusctl retry --all` sends what failed."
-            return error
+        if report.authRefused { return credentialsRefused(report, context) }
+        guard let failed, case .failed(let failure) = report.verdicts(of: [failed])[0].kind else { return nil }
+        return refusal(failure, of: failed, context)
+    }
+
+    /// The error for one of the command's own entries that failed: told by its cause when
+    /// a retry can't help (see `refusal`), else in the entry's words, with `hint`.
+    static func failure(
+        _ failure: DeliveryVerdict.Failure, of entry: OutboxEntry, _ report: DeliveryReport, _ context: CommandContext, hint: String? = nil
+    ) -> CLIError {
+        if failure == .credentials { return credentialsRefused(report, context) }
+        return refusal(failure, of: entry, context) ?? CLIError(ExitCode(failure), entry.lastError ?? DeliveryText.other, hint: hint)
+    }
+
+    /// A failure whose fix is not a retry: the token's scope (its problem and fix) or a group
+    /// this account has left (how to get back in); nil otherwise.
+    private static func refusal(_ failure: DeliveryVerdict.Failure, of entry: OutboxEntry, _ context: CommandContext) -> CLIError? {
+        switch failure {
+        case .outOfScope(let why): context.failure(.server(status: 403, code: "insufficient_scope", message: why, retryAfter: nil))
+        case .notFound: FormerMember.refusal(entry, context)
+        case .credentials, .forbidden, .refused: nil
         }
-        if let failed, let why = report.outOfScope[failed.localId] {
-            return context.failure(.server(status: 403, code: "insufficient_scope", message: why, retryAfter: nil))
+    }
+
+    /// The server refused the credentials of the run (exit 4): a password session keeps the
+    /// product's words; a token's fix is another token.
+    private static func credentialsRefused(_ report: DeliveryReport, _ context: CommandContext) -> CLIError {
+        guard context.usesAccessToken, let cause = report.authError else {
+            return CLIError(.auth, DeliveryText.auth, hint: context.loginAgainHint)
         }
-        if let failed, let former = FormerMember.refusal(failed, report, context) { return former }
-        return nil
+        var error = context.failure(cause)
+        error.hint = (error.hint.map { $0 + " " } ?? "") + "Then `nexusctl retry --all` sends what failed."
+        return error
     }
 
     /// The server refused the credentials before anything was sent (resolving an email,
@@ -109,10 +131,13 @@ enum OutboxSending {
         throw error
     }
 
-    static func failureCode(_ entry: OutboxEntry, _ report: DeliveryReport) -> ExitCode {
-        if report.authRefused { return .auth }
-        if report.notFound.contains(entry.localId) { return .notFound }
-        return .failure
+    /// What a command says of its own entries still queued at its end: why they wait and
+    /// how they go; 75, or the TLS error when no secure connection could be made.
+    static func stillQueued(_ report: DeliveryReport, _ context: CommandContext, delivers what: String = "it") throws(CLIError) -> ExitCode {
+        context.output.warn("\(report.stopReason ?? DeliveryText.network)")
+        context.output.note("Queued safely in the outbox; `nexusctl queue flush` (or the next online command) delivers \(what).")
+        if let security = report.transportSecurity { throw CLIError(security, server: try context.serverAddress()) }
+        return .unavailable
     }
 
     /// Names the outbox's damage on stderr; returns `contents`.

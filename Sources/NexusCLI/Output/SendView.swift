@@ -15,33 +15,30 @@ struct SendView: Encodable {
     /// Bytes of its text that were not valid UTF-8 were sent as U+FFFD: where (as on stderr).
     var warning: String? = nil
 
-    /// The view of each of `entries` after `report`.
     /// The text line: "sent LOCALID 12/345", the sent message named as everywhere else.
     var line: String { "\(status.rawValue) \(localId)" + (status == .sent ? ref.map { " \($0)" } ?? "" : "") }
 
-    static func views(_ entries: [OutboxEntry], _ report: DeliveryReport, warnings: [String: String] = [:]) -> [SendView] {
-        views(entries, report).map { view in
-            var view = view
+    /// The view of each verdict; `warnings` by localId.
+    static func views(_ verdicts: [DeliveryVerdict], warnings: [String: String] = [:]) -> [SendView] {
+        verdicts.map { verdict in
+            var view = Self.view(of: verdict)
             view.warning = warnings[view.localId]
             return view
         }
     }
 
-    private static func views(_ entries: [OutboxEntry], _ report: DeliveryReport) -> [SendView] {
-        var sent: [String: Message] = [:]
-        for s in report.sent { sent[s.entry.localId] = s.message }
-        var after: [String: OutboxEntry] = [:]
-        for e in report.failed + report.deferred + report.waiting { after[e.localId] = e }
-        return entries.map { e in
-            let kind = e.kind == .send ? nil : e.kind.rawValue
-            if let m = sent[e.localId] {
-                return SendView(kind: kind, localId: e.localId, ref: m.reference, status: .sent, conversationId: m.conversationId, message: m)
-            }
-            if report.dropped.contains(e.localId) { return SendView(kind: kind, localId: e.localId, ref: e.targetReference, status: .dropped, conversationId: e.conversationId) }
-            let now = after[e.localId] ?? e
+    private static func view(of verdict: DeliveryVerdict) -> SendView {
+        let e = verdict.entry
+        let kind = e.kind == .send ? nil : e.kind.rawValue
+        switch verdict.kind {
+        case .sent(let m):
+            return SendView(kind: kind, localId: e.localId, ref: m.reference, status: .sent, conversationId: m.conversationId, message: m)
+        case .dropped:
+            return SendView(kind: kind, localId: e.localId, ref: e.targetReference, status: .dropped, conversationId: e.conversationId)
+        case .queued, .failed, .unchanged:
             return SendView(
-                kind: kind, localId: e.localId, ref: e.targetReference, status: now.status == .failed ? .failed : .queued,
-                conversationId: now.conversationId, error: now.lastError, nextAttemptAt: now.nextAttemptAt)
+                kind: kind, localId: e.localId, ref: e.targetReference, status: e.status == .failed ? .failed : .queued,
+                conversationId: e.conversationId, error: e.lastError, nextAttemptAt: e.nextAttemptAt)
         }
     }
 }

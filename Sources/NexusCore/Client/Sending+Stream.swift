@@ -24,8 +24,11 @@ extension Sending {
         public var end: StreamEnd
         /// The lines queued, in order.
         public var queued = 0
-        /// The stream's messages not yet sent, in order.
-        public var stillQueued: [OutboxEntry] = []
+        /// The stream's messages not yet sent, in order, as the last delivery left them.
+        public var stillQueued: [DeliveryVerdict] = []
+        /// The stream's message whose failure stopped it (`.failed`), if one did rather than
+        /// the credentials.
+        public var failed: DeliveryVerdict?
         /// The last delivery's report: why messages still wait, or what failed.
         public var lastReport = DeliveryReport()
         /// Earlier queued messages of the conversation that went out with the stream's.
@@ -39,12 +42,12 @@ extension Sending {
     /// reached, lines keep being read and queued, and delivery is tried again after
     /// 0.25 s, doubling up to 2 s. `check` vets each line before anything of its arrival is
     /// queued. `queued` is told each line with its message once it is in the outbox.
-    /// `settled` is told each delivery's outcome with the stream's messages that reached a
-    /// verdict in it (sent, failed or dropped), in order.
+    /// `settled` is told each delivery's outcome with the verdicts on the stream's messages
+    /// that went out of the queue in it (sent, failed or dropped), in order.
     public func stream(
         _ input: inout LineStream, conversationId: Int64?, to email: String?, lock: LockPolicy,
         check: (String) -> String?, queued: ([(line: LineStream.Line, entry: OutboxEntry)]) -> Void = { _ in },
-        settled: (Outcome, [OutboxEntry]) -> Void
+        settled: (Outcome, [DeliveryVerdict]) -> Void
     ) throws(StoreError) -> StreamResult {
         var result = StreamResult(end: .endOfInput)
         var conversationId = conversationId
@@ -59,22 +62,24 @@ extension Sending {
             let outcome = try deliver(.conversationsOf(ids), ignoreBackoff: true, lock: lock)
             let report = outcome.report
             result.lastReport = report
-            var verdicts: [String: OutboxEntry] = [:]
-            for s in report.sent where ids.contains(s.entry.localId) {
-                verdicts[s.entry.localId] = s.entry
-                if conversationId == nil { conversationId = s.message.conversationId }
-            }
-            for f in report.failed where ids.contains(f.localId) { verdicts[f.localId] = f }
-            // Dropped by `queue drop` in another process: settled, never sent.
-            for var e in pending where report.dropped.contains(e.localId) {
-                e.status = .dropped
-                verdicts[e.localId] = e
+            var done: [DeliveryVerdict] = []
+            var left: [OutboxEntry] = []
+            for (e, verdict) in zip(pending, report.verdicts(of: pending)) {
+                switch verdict.kind {
+                case .queued: left.append(e)
+                case .sent(let m):
+                    if conversationId == nil { conversationId = m.conversationId }
+                    done.append(verdict)
+                case .failed:
+                    if result.failed == nil { result.failed = verdict }
+                    done.append(verdict)
+                case .dropped, .unchanged: done.append(verdict)
+                }
             }
             result.earlierDelivered += report.sent.count(where: { !ids.contains($0.entry.localId) })
-            let done = pending.filter { verdicts[$0.localId] != nil }
-            pending.removeAll { verdicts[$0.localId] != nil }
+            pending = left
             settled(outcome, done)
-            if report.authRefused || done.contains(where: { verdicts[$0.localId]?.status == .failed }) {
+            if report.authRefused || result.failed != nil {
                 result.end = .failed
                 return false
             }
@@ -127,12 +132,12 @@ extension Sending {
             case .interrupted:
                 try enqueue(input.takePartial())
                 result.end = .interrupted(signal: TerminationGuard.pendingSignal)
-                result.stillQueued = pending
+                result.stillQueued = result.lastReport.verdicts(of: pending)
                 return result
             }
         }
         if result.end == .endOfInput { _ = try deliverPending() }
-        result.stillQueued = pending
+        result.stillQueued = result.lastReport.verdicts(of: pending)
         return result
     }
 

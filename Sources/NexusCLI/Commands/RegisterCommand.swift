@@ -26,7 +26,7 @@ enum RegisterCommand {
         let api = try context.api()
         let auth: AuthResponse
         do throws(APIError) {
-            auth = try api.register(email: email, password: password, displayName: context.invocation[name])
+            auth = try api.register(email: email, password: password, displayName: context.invocation[Self.name])
         } catch {
             if case .server(409, _, let message, _) = error {
                 throw CLIError(.failure, message, hint: "run `\(Accounts.commandLine(context, "login \(email)"))`.")

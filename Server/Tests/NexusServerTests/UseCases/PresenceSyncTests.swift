@@ -7,7 +7,7 @@ import Testing
 
 /// Presence beside the feed (`GET /v1/sync?presence=DIGEST`) and the rules of live
 /// clients' leases, in-process. The real connections (a killed `tail -f`, a goodbye,
-/// replicas) are in Tests/IntegrationTests/PresenceTests.swift.
+/// replicas) are in Tests/IntegrationTests/Commands/Tail/PresenceTests.swift.
 @Suite(.timeLimit(.minutes(5)))
 struct PresenceSyncTests {
     @Test func syncReportsContactsPresenceWhenItsDigestMoved() async throws {

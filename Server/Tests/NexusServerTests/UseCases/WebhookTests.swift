@@ -7,7 +7,7 @@ import Testing
 
 @testable import NexusServer
 
-/// Webhooks in-process (the real-process tests are in Tests/IntegrationTests/WebhookTests).
+/// Webhooks in-process (the real-process tests are in Tests/IntegrationTests/Commands/Hook/WebhookTests).
 @Suite(.timeLimit(.minutes(5)))
 struct WebhookServerTests {
     /// A receiver that has failed for a day gets its hook disabled, with a reason `hook list` shows.

@@ -4,8 +4,9 @@ import Testing
 /// Paths of the real binaries: $NEXUSCTL_BIN and $NEXUSD_BIN, else the debug builds
 /// that `make test` makes first.
 enum Binaries {
+    /// The repository: this file is Tests/IntegrationTests/Support/Harness.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+        .deletingLastPathComponent().deletingLastPathComponent().path
     static let nexusctl = ProcessInfo.processInfo.environment["NEXUSCTL_BIN"] ?? root + "/.build/debug/nexusctl"
     static let nexusd = ProcessInfo.processInfo.environment["NEXUSD_BIN"] ?? root + "/Server/.build/debug/nexusd"
 }

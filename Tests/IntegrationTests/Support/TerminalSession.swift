@@ -87,10 +87,18 @@ final class TerminalSession {
     }
 
     func close() {
-        guard server.isRunning else { return }
+        guard !closed else { return }
+        closed = true
+        // kill-server alone left servers running after the tests, each with its pane's
+        // nexusctl polling on: the pane's processes and the server go by signal as well.
+        let pane = shellPid
         _ = try? tmux(["kill-server"])
-        if !ends(server, within: 10) { server.terminate() }
+        if let pane { kill(-pane, SIGKILL); kill(pane, SIGKILL) }
+        if server.isRunning { kill(server.processIdentifier, SIGKILL) }
+        _ = ends(server, within: 10)
     }
+
+    private var closed = false
 
     deinit { close() }
 

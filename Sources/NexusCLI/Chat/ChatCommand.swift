@@ -45,7 +45,12 @@ enum ChatCommand {
             Ctrl-C, SIGINT, SIGTERM and SIGHUP, and on a crash. Ctrl-Z suspends it and `fg` redraws;
             a resize lays the screen out again. NO_COLOR turns colours off. Text others wrote is
             escaped as in every other command: it can't move the cursor or fake a line.
+
+            --notify (or `notify = …` in the config) shows a notification for each message from
+            someone else in a conversation that is not on screen, as `tail -f --notify` does
+            (=private leaves the text out; --notify-method chooses how). See docs/notifications.md.
             """,
+        options: [NotifySetup.notify, NotifySetup.method],
         arguments: 0...1,
         requirements: [.session],
         examples: [("nexusctl chat", "the conversation list"), ("nexusctl chat bob@example.com", "straight into the conversation with Bob")],
@@ -71,6 +76,7 @@ enum ChatCommand {
         let feedAPI = NexusAPI(addresses: api.addresses, token: api.token, tls: context.tlsOptions())
         feedAPI.presenceClient = api.presenceClient
         let feed = ChatFeed(model: model, worker: worker, api: feedAPI)
+        feed.notifier = try NotifySetup.notifier(context, me: me.id, follow: true)
         let loop = ChatLoop(model: model, worker: worker, output: context.output)
         try TTY.start()
         defer { TTY.restore() }

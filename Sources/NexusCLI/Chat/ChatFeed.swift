@@ -9,6 +9,8 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
     private let reporter: ReceiptReporter
     private var listMoved = false
     private var readOpen = false
+    /// `--notify`: a notice for a message from someone else in a conversation not on screen.
+    var notifier: Notifier?
 
     init(model: ChatModel, worker: ChatWorker, api: NexusAPI) {
         self.model = model
@@ -30,13 +32,14 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
     func keepFollowing() -> Bool { !model.locked { $0.stopping } }
 
     func begin(_ batch: SyncResponse, live: Bool) {
+        notifier?.flush()
         model.change { m in
             for c in batch.events.compactMap(\.conversation) { m.learn(c) }
             _ = m.typing.take(batch)
         }
     }
 
-    func nextExpiry() -> Timestamp? { model.locked { $0.typing.nextExpiry } }
+    func nextExpiry() -> Timestamp? { [model.locked { $0.typing.nextExpiry }, notifier?.nextDue].compactMap { $0 }.min() }
 
     func prepare(_ event: SyncEvent, live: Bool) {}
 
@@ -48,6 +51,13 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
             } else if let message = event.message, event.type == .message {
                 m.take(message)
                 if message.conversationId == m.openId, message.senderId != m.me { readOpen = true }
+                // The conversation on screen is being read: it needs no notice.
+                if live, message.conversationId != m.openId, let notifier {
+                    let row = m.list.first { $0.id == message.conversationId }
+                    notifier.take(
+                        message, sender: m.people[message.senderId]?.shownName ?? "user \(message.senderId)",
+                        group: row?.kind == .group ? row?.title(viewer: m.me, users: m.people) : nil)
+                }
             } else if let r = event.receipt, event.type == .receipt {
                 m.book.apply(r, in: event.conversationId)
             }

@@ -62,6 +62,24 @@ struct NotifyTests {
         #expect(count("\u{07}", in: written(rang)) == 1, "\(written(rang).debugDescription)")
     }
 
+    @Test func chatNotifiesOfOtherConversationsOnlyNotTheOneOnScreen() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob, carol) = try server.trio()
+        #expect(try bob.run(["send", alice.email, "hello"]).code == 0)
+        #expect(try carol.run(["send", alice.email, "earlier"]).code == 0)
+        let raw = try makeTempDir("notify") + "/pane"
+        let tty = try TerminalSession(alice, ["chat", bob.email, "--notify", "--notify-method", "osc777"])
+        defer { tty.close() }
+        try tty.record(to: raw)
+        #expect(tty.wait { s in s.contains { $0.hasSuffix(" hello") } }, "\(tty.screen)")
+        #expect(try bob.run(["send", alice.email, "on screen"]).code == 0)
+        #expect(tty.wait { s in s.contains { $0.hasSuffix(" on screen") } }, "\(tty.screen)")
+        #expect(try carol.run(["send", alice.email, "elsewhere"]).code == 0)
+        #expect(waitFor { self.written(raw).contains("\u{1B}]777;notify;Carol;elsewhere\u{1B}\\") }, "\(written(raw).debugDescription)")
+        #expect(count("\u{1B}]777;", in: written(raw)) == 1, "\(written(raw).debugDescription)")
+    }
+
     @Test func aDesktopNotificationReachesTheSessionBus() throws {
         let python = Binaries.root + "/.build/test-venv/bin/python"
         try #require(FileManager.default.isExecutableFile(atPath: python), "run Tests/scripts/test-deps.sh: it makes \(python) with dbus-next")

@@ -24,7 +24,8 @@ enum ChatCommand {
             is typing, and the messages oldest to newest, a line for each day; yours are indented and
             carry their state: "sending…", ✓ (the server has it), ✓✓ (delivered), "✓✓ Read", "✓✓ Read
             by 2/3" in groups, or "✗ failed: why"; Ctrl-R retries the failed ones shown, as `retry`
-            does with their localIds. Opening a conversation, and messages arriving while it is open,
+            does with their localIds; ↑ on an empty line edits your last message (Enter saves it
+            through the outbox, as `edit` does; Esc leaves it as it was). Opening a conversation, and messages arriving while it is open,
             mark it read. Enter sends the line through the outbox, exactly as `send` does:
             it is on disk before anything is tried, shown at once as "sending…". A line over the
             64 KiB limit is not sent: a notice says why, with its size, and the line stays to shorten.

@@ -32,6 +32,9 @@ extension ChatLoop {
     func chatKey(_ key: Key) {
         let (rows, columns) = TTY.size
         switch key {
+        case .escape where editing != nil: stopEditing()
+        case .enter where editing != nil: saveEdit(editing!)
+        case .up where editor.isEmpty && editing == nil: startEditing()
         case .escape:
             screen = .list
             model.locked { $0.openId = nil; $0.open = nil }

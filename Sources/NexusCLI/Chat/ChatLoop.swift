@@ -16,6 +16,8 @@ final class ChatLoop: @unchecked Sendable {
     /// `?` was pressed: the keys of `screen` are shown until the next key.
     var showingKeys = false
     var lastTyping: Int64 = 0
+    /// The message the line edits, after ↑ on an empty line.
+    var editing: MessageReference?
     /// The new-conversation screen's state, shared with the worker under the model's lock.
     var picker: ContactPicker?
     /// A lasting feed error (a revoked token), from the feed's thread, under the model's lock.
@@ -41,6 +43,7 @@ final class ChatLoop: @unchecked Sendable {
         screen = .chat
         chat.scroll = 0
         editor.clear()
+        editing = nil
         worker.open(id)
     }
 

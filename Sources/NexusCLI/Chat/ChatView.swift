@@ -44,7 +44,7 @@ struct ChatView {
     private func bottomRows(_ m: ChatModel, width: Int, output: Output) -> [TerminalText] {
         let said = notice.map { ScreenText.wrap($0, width: width) } ?? []
         let retry = m.pending.contains { $0.failure != nil && !$0.localId.isEmpty } ? ["Ctrl-R retry"] : []
-        return said + [KeyHelp.footer(["Enter send"] + retry + ["Esc list", "PgUp/PgDn scroll", "Ctrl-N next unread"], width: width, output: output)]
+        return said + [KeyHelp.footer(["Enter send"] + retry + ["↑ edit", "Esc list", "PgUp/PgDn scroll", "Ctrl-N next unread"], width: width, output: output)]
     }
 
     /// The messages' rows, under "No more messages" once the oldest is loaded.

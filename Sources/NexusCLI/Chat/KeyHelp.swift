@@ -33,6 +33,7 @@ enum KeyHelp {
         case .chat:
             return [("Chat", [
                 Entry(keys: "Enter", does: "send the line"),
+                Entry(keys: "↑", does: "on an empty line, edit my last message: Enter saves it, Esc leaves it"),
                 Entry(keys: "Ctrl-R", does: "retry my failed messages shown here, as `retry` does"),
                 Entry(keys: "PgUp, PgDn", does: "scroll; PgUp at the top loads older messages"),
                 Entry(keys: "Ctrl-N", does: "the next conversation with unread messages"),

@@ -33,6 +33,8 @@ struct NotifierTests {
         let quiet = Notifier(hideText: true, me: 1) { shown.append($0) }
         quiet.take(Self.message(1, text: "the password is hunter2"), sender: "Alice", group: nil)
         #expect(shown == [DesktopNotice(title: "Nexus", body: "New message from Alice")])
+        quiet.take(Self.message(2, in: 2), sender: "Mallory\u{1B}]0;x\u{07}", group: nil)
+        #expect(shown.last == DesktopNotice(title: "Nexus", body: "New message from Mallory\\e]0;x\\a"))
 
         let loud = Notifier(hideText: false, me: 1) { shown.append($0) }
         loud.take(Self.message(2, text: "\u{1B}]0;pwned\u{07}\u{202E}txt.exe"), sender: "Eve\u{1B}[2J", group: nil)

@@ -9,15 +9,14 @@ struct DesktopNotice: Equatable {
     /// A message from `sender`, in the group `group` (nil for a direct conversation).
     /// `count` above 1 says how many came in the window it stands for.
     static func of(_ message: Message, sender: String, group: String?, count: Int, private hide: Bool) -> DesktopNotice {
-        let from = group.map { "\(sender) in \($0)" } ?? sender
+        let from = Self.inert(group.map { "\(sender) in \($0)" } ?? sender)
         if hide {
             return DesktopNotice(title: "Nexus", body: count > 1 ? "\(count) new messages from \(from)" : "New message from \(from)")
         }
         // The first line people would read: the caption, or the first file's line.
         let line = AttachmentText.body(message).split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
-        let shown = line
-        let body = Self.clip(Self.inert(shown), to: 200)
-        return DesktopNotice(title: Self.inert(from), body: count > 1 ? "\(body) (+\(count - 1) more)" : body)
+        let body = Self.clip(Self.inert(line), to: 200)
+        return DesktopNotice(title: from, body: count > 1 ? "\(body) (+\(count - 1) more)" : body)
     }
 
     /// The text with every character a terminal or a notification daemon could act on

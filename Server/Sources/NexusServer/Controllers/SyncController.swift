@@ -9,6 +9,7 @@ struct SyncController {
     let services: AppServices
     /// Polls woken together at one cursor share one read and one encoded answer.
     let reads = SharedFeedReads()
+    let answered = AnswerTimes()
     static let pageLimit = 500
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
@@ -105,7 +106,8 @@ struct SyncController {
         let contacts: [User] = askedPresence == nil ? [] : try await self.contacts(of: me.id, conversationId: conversationId)
         let poll = Poll(
             viewer: me.id, conversationId: conversationId, after: after, check: check, askedPresence: askedPresence,
-            contacts: contacts, deadline: deadline(waiting: wait, until: caller.expiresAt), started: services.clock(),
+            contacts: contacts, deadline: deadline(waiting: wait, until: caller.expiresAt),
+            started: answered.time(.init(viewer: me.id, conversationId: conversationId, cursor: after), now: services.clock()) ?? services.clock(),
             credential: credential)
         let loop = ServingLoops.resumable(context.channel?.eventLoop)
         // Hummingbird closes its side once it has answered a request asking to close, so
@@ -149,7 +151,8 @@ struct SyncController {
         let askedPresence: String?
         let contacts: [User]
         let deadline: ContinuousClock.Instant
-        /// The services' clock when the poll came: typing since then is news.
+        /// Typing announced since then is news: when the answer that gave this poll its cursor
+        /// was made, else when the poll came.
         let started: Timestamp
         /// The token it came with, checked before each answer.
         let credential: PollCredential
@@ -183,13 +186,15 @@ struct SyncController {
 
     func reply(_ poll: Poll, page: SharedFeedReads.Page) -> Reply? {
         let events = page.events
+        let now = services.clock()
         // Typing is news too: a poll answers early when someone starts typing.
         let (typing, freshTyping) = services.typing.active(
-            for: poll.viewer, conversationId: poll.conversationId, now: services.clock(), since: poll.started)
+            for: poll.viewer, conversationId: poll.conversationId, now: now, since: poll.started)
         let snapshot = poll.askedPresence.map { _ in services.presenceSnapshot(of: poll.contacts) }
         let presenceMoved = snapshot.map { $0.digest != poll.askedPresence } ?? false
         let timedOut = poll.deadline <= ContinuousClock.now
         guard !events.isEmpty || freshTyping || presenceMoved || timedOut || services.notifier.isShutDown else { return nil }
+        answered.note(.init(viewer: poll.viewer, conversationId: poll.conversationId, cursor: events.last?.id ?? poll.after), at: now)
         if let body = page.body, typing.isEmpty, snapshot == nil { return .page(body) }
         return .own(SyncResponse(
             events: events, cursor: events.last?.id ?? poll.after,
@@ -200,9 +205,12 @@ struct SyncController {
 
     /// The newest `count` message events and the feed's head (`last=N`).
     private func lastPage(viewer: Int64, conversationId: Int64?, count: Int, askedPresence: String?) async throws -> Response {
+        // It carries no typing: what is announced from now on is news to the next poll.
+        let at = services.clock()
         let (events, head) = try await feed.lastMessageEvents(viewer: viewer, conversationId: conversationId, count: count)
         let headEvent = events.last?.id == head ? events.last : try await feed.eventToCheck(id: head, conversationId: conversationId)
         var response = SyncResponse(events: events.map(present), cursor: head, cursorCheck: headEvent.map(Self.check(of:)))
+        answered.note(.init(viewer: viewer, conversationId: conversationId, cursor: head), at: at)
         if let askedPresence {
             let snapshot = services.presenceSnapshot(of: try await contacts(of: viewer, conversationId: conversationId))
             if snapshot.digest != askedPresence { response.presence = snapshot.states }

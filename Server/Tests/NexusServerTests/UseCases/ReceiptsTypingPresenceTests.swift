@@ -126,6 +126,30 @@ struct ReceiptsTypingPresenceTests {
         }
     }
 
+    /// Typing announced in the moment between an answer and the poll that follows it is
+    /// news to that poll: it answers at once, not when it runs out, 20 s on.
+    @Test func typingBetweenTwoPollsIsNewsToTheSecond() async throws {
+        let clock = TestClock()
+        try await withServer(clock: clock.read) { api in
+            let (alice, bob, _, g) = try await group(api)
+            let head = try await api.sync(bob.token, query: "after=0").cursor
+            clock.advance(milliseconds: 100)
+            #expect(try await api.call(.post, "/v1/conversations/\(g.id)/typing", token: alice.token).status == .ok)
+            clock.advance(milliseconds: 100)
+            let asked = ContinuousClock.now
+            let answer = try await api.sync(bob.token, query: "after=\(head)&wait=20")
+            let took = ContinuousClock.now - asked
+            #expect(took < .seconds(10), "answered \(took) after it was asked: the poll ran out instead")
+            #expect(answer.typing?.map(\.userId) == [alice.user.id])
+            // Told once: the poll after that answer waits, as it would have before (no loop of
+            // answers while the typing lasts).
+            let waited = ContinuousClock.now
+            let again = try await api.sync(bob.token, query: "after=\(answer.cursor)&wait=1")
+            #expect(ContinuousClock.now - waited >= .milliseconds(900))
+            #expect(again.typing?.map(\.userId) == [alice.user.id])
+        }
+    }
+
     @Test func aOneOffRequestIsLastSeenAndOnlyALiveClientIsOnline() async throws {
         let clock = TestClock()
         try await withServer(clock: clock.read) { api in

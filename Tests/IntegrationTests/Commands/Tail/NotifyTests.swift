@@ -93,7 +93,8 @@ struct NotifyTests {
         bus.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         bus.arguments = ["dbus-daemon", "--session", "--nofork", "--address=\(address)"]
         try launch(bus) { bus.standardOutput = FileHandle.nullDevice; bus.standardError = FileHandle.nullDevice }
-        defer { bus.terminate() }
+        // SIGKILL: sent SIGTERM by Process.terminate(), both outlived the test.
+        defer { kill(bus.processIdentifier, SIGKILL); _ = ends(bus, within: 10) }
         #expect(waitFor { FileManager.default.fileExists(atPath: dir + "/bus") })
         let listener = Process()
         listener.executableURL = URL(fileURLWithPath: python)
@@ -101,7 +102,7 @@ struct NotifyTests {
         listener.environment = ["DBUS_SESSION_BUS_ADDRESS": address]
         let notices = LineCollector()
         try launch(listener, out: notices, err: nil)
-        defer { listener.terminate() }
+        defer { kill(listener.processIdentifier, SIGKILL); _ = ends(listener, within: 10) }
         #expect(notices.wait { $0.contains("ready") }, "\(notices.text)")
 
         alice.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = address

@@ -11,10 +11,9 @@ enum NotifySetup {
 
     static func notifier(_ context: CommandContext, me: Int64, follow: Bool) throws(CLIError) -> Notifier? {
         let asked = context.invocation[notify]
-        var word = (asked ?? context.config.notify ?? "off").lowercased()
-        word = ["yes": "on", "no": "off"][word] ?? word
-        guard Config.notifyWords.contains(word) else {
-            throw .usage("--notify takes nothing, =private or =off; got '\(word)'")
+        let given = asked ?? context.config.notify ?? "off"
+        guard let word = Config.notifyWord(given) else {
+            throw .usage("--notify takes nothing, =private or =off; got '\(given)'")
         }
         let methodName = context.invocation[method] ?? context.config.notifyMethod ?? "auto"
         guard methodName == "auto" || NotifyMethod(rawValue: methodName) != nil else {

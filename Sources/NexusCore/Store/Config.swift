@@ -38,6 +38,13 @@ public struct Config: Sendable, Equatable {
     /// How it notifies (like --notify-method).
     public var notifyMethod: String?
     public static let notifyWords = ["on", "private", "off"]
+
+    /// `word` as one of `notifyWords` (yes and true are "on", no and false "off"), or nil.
+    public static func notifyWord(_ word: String) -> String? {
+        let w = word.lowercased()
+        let named = ["yes": "on", "true": "on", "no": "off", "false": "off"][w] ?? w
+        return notifyWords.contains(named) ? named : nil
+    }
     public static let notifyMethods = ["auto", "osc777", "osc9", "osc99", "dbus", "bell"]
 
     /// Settings of one profile, from its `[profile NAME]` section.
@@ -129,8 +136,7 @@ public struct Config: Sendable, Equatable {
                 }
                 config.retryLimitSeconds = seconds
             case "notify":
-                let word = ["yes": "on", "true": "on", "no": "off", "false": "off"][value.lowercased()] ?? value.lowercased()
-                guard notifyWords.contains(word) else {
+                guard let word = notifyWord(value) else {
                     throw ParseError(path: path, line: index + 1, reason: "'notify' takes yes, private or no, got '\(value)'")
                 }
                 config.notify = word

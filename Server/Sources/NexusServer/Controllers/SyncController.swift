@@ -104,10 +104,11 @@ struct SyncController {
             services.credentials.release(credential)
         }
         let contacts: [User] = askedPresence == nil ? [] : try await self.contacts(of: me.id, conversationId: conversationId)
+        let now = services.clock()
         let poll = Poll(
             viewer: me.id, conversationId: conversationId, after: after, check: check, askedPresence: askedPresence,
             contacts: contacts, deadline: deadline(waiting: wait, until: caller.expiresAt),
-            started: answered.time(.init(viewer: me.id, conversationId: conversationId, cursor: after), now: services.clock()) ?? services.clock(),
+            started: answered.time(.init(viewer: me.id, conversationId: conversationId, cursor: after), now: now) ?? now,
             credential: credential)
         let loop = ServingLoops.resumable(context.channel?.eventLoop)
         // Hummingbird closes its side once it has answered a request asking to close, so

@@ -123,32 +123,7 @@ func buildRouter(_ services: AppServices, extensions: [any ServerExtension] = []
         guard StorageCondition.shared.recentlyFull else { return try jsonResponse(["status": "ok"]) }
         return try jsonResponse(["status": "storage_full"], status: .serviceUnavailable)
     }
-    let v1 = router.group("v1")
-    AuthController(users: services.stores.users, services: services).addPublicRoutes(to: v1)
-    IncomingHookController(services: services).addPublicRoutes(to: v1)
-    // Every route from here on needs a login.
-    let authenticated = v1.group().add(middleware: AuthenticationMiddleware(services: services))
-    AuthController(users: services.stores.users, services: services).addRoutes(to: authenticated)
-    UsersController(users: services.stores.users, services: services).addRoutes(to: authenticated)
-    AccountController(users: services.stores.users, services: services).addRoutes(to: authenticated)
-    PictureController(users: services.stores.users, attachments: services.stores.attachments, services: services)
-        .addRoutes(to: authenticated)
-    ConversationsController(conversations: services.stores.conversations, services: services)
-        .addRoutes(to: authenticated)
-    MessagesController(messages: services.stores.messages, services: services).addRoutes(to: authenticated)
-    ChangesController(services: services).addRoutes(to: authenticated)
-    ReceiptsController(
-        receipts: services.stores.receipts, messages: services.stores.messages, services: services
-    ).addRoutes(to: authenticated)
-    SyncController(feed: services.stores.feed, services: services).addRoutes(to: authenticated)
-    TokensController(tokens: services.stores.tokens, services: services).addRoutes(to: authenticated)
-    HooksController(hooks: services.stores.hooks, services: services).addRoutes(to: authenticated)
-    SearchController(search: services.stores.search, services: services).addRoutes(to: authenticated)
-    MembersController(services: services).addRoutes(to: authenticated)
-    PresenceController(services: services).addRoutes(to: authenticated)
-    AttachmentsController(
-        store: services.stores.attachments, messages: services.stores.messages, services: services, tracker: UploadTracker()
-    ).addRoutes(to: authenticated)
+    addRoutes(to: router.group("v1"), services: services)
     return router
 }
 

@@ -7,11 +7,6 @@ struct AccountController {
     let users: any UserStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.patch("me", use: updateProfile)
-        group.post("me/password", use: changePassword)
-    }
-
     @Sendable func updateProfile(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.account).user
         let body = try await request.decodeJSON(ProfileChangeRequest.self, context: context)

@@ -13,13 +13,6 @@ struct AttachmentsController {
     let services: AppServices
     let tracker: UploadTracker
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("uploads", use: begin)
-        group.get("uploads/:sha256", use: state)
-        group.patch("uploads/:sha256", use: append)
-        group.get("conversations/:id/messages/:seq/attachments/:index", use: download)
-    }
-
     @Sendable func begin(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.send).user
         let body = try await request.decodeJSON(UploadRequest.self, context: context)

@@ -6,17 +6,6 @@ struct AuthController {
     let users: any UserStore
     let services: AppServices
 
-    /// The routes that need no login.
-    func addPublicRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("register", use: register)
-        group.post("login", use: login)
-    }
-
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("logout", use: logout)
-        group.get("me", use: me)
-    }
-
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(RegisterRequest.self, context: context)
         let email = try IdentityInput.email(body.email)

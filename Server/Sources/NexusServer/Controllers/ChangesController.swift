@@ -6,10 +6,6 @@ import NexusWire
 struct ChangesController {
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("messages/changes", use: apply)
-    }
-
     @Sendable func apply(_ request: Request, context: AppRequestContext) async throws -> Response {
         let caller = try context.caller(.send)
         let body = try await request.decodeJSON(ChangesRequest.self, context: context, limit: Limits.maxBatchBytes)

@@ -7,12 +7,6 @@ struct ConversationsController {
     let conversations: any ConversationStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("conversations", use: create)
-        group.get("conversations", use: list)
-        group.get("conversations/:id", use: show)
-    }
-
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (conversation, created) = try await Opening(services: services).open(caller: try context.caller(.all)) {
             try await request.decodeJSON(CreateConversationRequest.self, context: context)

@@ -6,13 +6,6 @@ struct HooksController {
     let hooks: any HookStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("hooks", use: create)
-        group.get("hooks", use: list)
-        group.delete("hooks/:name", use: revoke)
-        group.get("hooks/:name/deliveries", use: deliveries)
-    }
-
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         // Hooks hold secrets and post as bots: like tokens, only a session manages them.
         let me = try context.caller(.manage).user

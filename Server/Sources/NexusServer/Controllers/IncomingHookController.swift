@@ -12,10 +12,6 @@ struct IncomingHookController {
     static let maxBodyBytes = 1024 * 1024
     static let maxKeyBytes = 56
 
-    func addPublicRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("hooks/in/:secret", use: post)
-    }
-
     @Sendable func post(_ request: Request, context: AppRequestContext) async throws -> Response {
         let secret = context.parameters.get("secret") ?? ""
         guard let target = try await services.stores.hooks.incoming(secretHash: Tokens.hash(secret)) else {

@@ -6,14 +6,6 @@ import NexusWire
 struct MembersController {
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.get("conversations/:id/members", use: list)
-        group.post("conversations/:id/members", use: add)
-        group.post("conversations/:id/members/remove", use: remove)
-        group.post("conversations/:id/leave", use: leave)
-        group.post("conversations/:id/rename", use: rename)
-    }
-
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.idParameter()
         _ = try await services.members(of: id, caller: try context.caller, for: .read)

@@ -6,12 +6,6 @@ struct MessagesController {
     let messages: any MessageStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("conversations/:id/messages", use: send)
-        group.get("conversations/:id/messages", use: list)
-        group.post("messages/batch", use: batch)
-    }
-
     @Sendable func send(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (message, duplicate) = try await Sending(services: services).send(to: try context.idParameter(), caller: try context.caller) {
             try await request.decodeJSON(SendRequest.self, context: context, reading: SendRequest.read(json:))

@@ -11,12 +11,6 @@ struct PictureController {
     let attachments: any AttachmentStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.put("me/picture", use: set)
-        group.delete("me/picture", use: remove)
-        group.get("users/:id/picture", use: download)
-    }
-
     @Sendable func set(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.account).user
         let picture = try await request.decodeJSON(Attachment.self, context: context)

@@ -6,10 +6,6 @@ import NexusWire
 struct PresenceController {
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.delete("presence/:client", use: leave)
-    }
-
     /// Any token may end its own user's client: it only makes them offline sooner.
     @Sendable func leave(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller.user

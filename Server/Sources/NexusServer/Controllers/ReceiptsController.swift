@@ -7,13 +7,6 @@ struct ReceiptsController {
     let messages: any MessageStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("conversations/:id/receipts", use: receipts)
-        group.post("conversations/:id/typing", use: typing)
-        group.get("messages/:id/status", use: status)
-        group.get("messages/status", use: statusByLocalId)
-    }
-
     @Sendable func receipts(_ request: Request, context: AppRequestContext) async throws -> Response {
         let conversation = try await Receipting(services: services).advance(in: try context.idParameter(), caller: try context.caller) {
             try await request.decodeJSON(ReceiptsRequest.self, context: context)

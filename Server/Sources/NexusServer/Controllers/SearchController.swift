@@ -6,10 +6,6 @@ struct SearchController {
     let search: any SearchStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.get("search", use: find)
-    }
-
     /// Conversations the caller is not in are left out inside the query: naming one with
     /// `in` answers exactly as a query that matches nothing does, with no error.
     @Sendable func find(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -12,10 +12,6 @@ struct SyncController {
     let answered = AnswerTimes()
     static let pageLimit = 500
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.get("sync", use: sync)
-    }
-
     /// The event as the viewer gets it, with its check made from the stored event (before
     /// presence is added to its conversation, which changes over time).
     private func present(_ event: SyncEvent) -> SyncEvent {

@@ -7,15 +7,6 @@ struct TokensController {
     let tokens: any TokenStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("tokens", use: createToken)
-        group.get("tokens", use: listTokens)
-        group.delete("tokens/:name", use: revokeToken)
-        group.post("bots", use: createBot)
-        group.get("bots", use: listBots)
-        group.delete("bots/:name", use: deleteBot)
-    }
-
     @Sendable func createToken(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.manage).user
         let body = try await request.decodeJSON(CreateTokenRequest.self, context: context)

@@ -6,10 +6,6 @@ struct UsersController {
     let users: any UserStore
     let services: AppServices
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.get("users", use: list)
-    }
-
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let me = try context.caller(.read).user
         let search = try request.uri.queryParameters["search"].map { raw in

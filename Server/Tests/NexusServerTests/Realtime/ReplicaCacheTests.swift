@@ -99,22 +99,25 @@ struct ReplicaCacheTests {
         await #expect(throws: CancellationError.self) {
             try await deadlines.run(on: pool, within: .seconds(5)) { () async throws -> Int in throw CancellationError() }
         }
-        let cancelled = Mutex(false)
+        // The late query says how it ended: cancelled, or after its whole 30 s.
+        let (ended, endedNow) = AsyncStream.makeStream(of: Bool.self)
         let start = ContinuousClock.now
         await #expect(throws: DatabaseUnavailable.self) {
             try await deadlines.run(on: pool, within: .milliseconds(300)) {
-                do { try await Task.sleep(for: .seconds(30)) } catch { cancelled.withLock { $0 = true } }
+                do { try await Task.sleep(for: .seconds(30)); endedNow.yield(false) } catch { endedNow.yield(true) }
             }
         }
         let took = ContinuousClock.now - start
         // Long before the query's own 30 s, however loaded the machine.
         #expect(took >= .milliseconds(300) && took < .seconds(10), "\(took)")
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(cancelled.withLock { $0 }, "the late query is cancelled")
+        #expect(await ended.first { _ in true } == true, "the late query is cancelled")
 
-        // Cancelling the caller cancels the query.
-        let caller = Task { try await deadlines.run(on: pool, within: .seconds(30)) { try await Task.sleep(for: .seconds(30)) } }
-        try await Task.sleep(for: .milliseconds(50))
+        // Cancelling the caller cancels the query, once the query runs.
+        let (started, startedNow) = AsyncStream.makeStream(of: Void.self)
+        let caller = Task {
+            try await deadlines.run(on: pool, within: .seconds(30)) { startedNow.yield(); try await Task.sleep(for: .seconds(30)) }
+        }
+        _ = await started.first { true }
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
     }
@@ -126,11 +129,16 @@ struct ReplicaCacheTests {
         let (pool, other) = (Self.idlePool(), Self.idlePool())
         defer { Task { await pool.close(); await other.close() } }
         let start = ContinuousClock.now
+        // Each query says when it runs, and so is in the table `abandon` reads.
+        let (running, runningNow) = AsyncStream.makeStream(of: Void.self)
         let stuck = [Duration.seconds(30), nil].map { limit in
-            Task { try await deadlines.run(on: pool, within: limit) { try await Task.sleep(for: .seconds(30)) } }
+            Task { try await deadlines.run(on: pool, within: limit) { runningNow.yield(); try await Task.sleep(for: .seconds(30)) } }
         }
-        let elsewhere = Task { try await deadlines.run(on: other, within: .seconds(30)) { try await Task.sleep(for: .seconds(1)); return 7 } }
-        try await Task.sleep(for: .milliseconds(100))
+        let elsewhere = Task {
+            try await deadlines.run(on: other, within: .seconds(30)) { runningNow.yield(); try await Task.sleep(for: .seconds(1)); return 7 }
+        }
+        var runs = running.makeAsyncIterator()
+        for _ in 0..<3 { _ = await runs.next() }
         deadlines.abandon(pool)
         for call in stuck { await #expect(throws: DatabaseUnavailable.self) { try await call.value } }
         #expect(ContinuousClock.now - start < .seconds(10), "the calls waited \(ContinuousClock.now - start)")

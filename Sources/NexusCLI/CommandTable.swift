@@ -25,6 +25,8 @@ public enum CommandTable {
         RemoveCommand.spec,
         LeaveCommand.spec,
         RenameCommand.spec,
+        MuteCommand.spec,
+        UnmuteCommand.spec,
         TypingCommand.spec,
         StatusCommand.spec,
         HookCommand.spec,

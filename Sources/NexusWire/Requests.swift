@@ -116,9 +116,12 @@ public struct ConversationsResponse: Codable, Sendable, Equatable {
     public var conversations: [ConversationSummary]
     /// Every member of those conversations, once.
     public var users: [User]
-    public init(conversations: [ConversationSummary], users: [User]) {
+    /// The viewer's mutes in force; absent when there are none.
+    public var mutes: [Mute]?
+    public init(conversations: [ConversationSummary], users: [User], mutes: [Mute]? = nil) {
         self.conversations = conversations
         self.users = users
+        self.mutes = mutes
     }
 }
 
@@ -170,10 +173,16 @@ public struct SyncResponse: Codable, Sendable {
     public var presence: [PresenceState]?
     /// Asked with `presence=`: pass it back as `presence` to hear of the next change.
     public var presenceDigest: String?
+    /// Asked with `mutes=`: the viewer's mutes in force, when they differ from the digest given.
+    public var mutes: [Mute]?
+    /// Asked with `mutes=`: pass it back as `mutes` to hear of the next change.
+    public var mutesDigest: String?
     public init(
         events: [SyncEvent], cursor: Int64, cursorCheck: String? = nil, typing: [Typing]? = nil,
-        presence: [PresenceState]? = nil, presenceDigest: String? = nil
+        presence: [PresenceState]? = nil, presenceDigest: String? = nil, mutes: [Mute]? = nil, mutesDigest: String? = nil
     ) {
+        self.mutes = mutes
+        self.mutesDigest = mutesDigest
         self.events = events
         self.cursor = cursor
         self.cursorCheck = cursorCheck

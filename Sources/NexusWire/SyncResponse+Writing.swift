@@ -5,7 +5,7 @@ extension SyncResponse {
     /// Nil when an event is of another kind, or the answer carries typing or presence:
     /// those go through the encoder.
     public func jsonBytes() -> [UInt8]? {
-        guard typing == nil, presence == nil, presenceDigest == nil else { return nil }
+        guard typing == nil, presence == nil, presenceDigest == nil, mutes == nil, mutesDigest == nil else { return nil }
         var capacity = 64
         for event in events {
             guard event.type == .message, event.message != nil || event.change != nil, event.conversation == nil, event.receipt == nil

@@ -63,6 +63,10 @@ final class FakeSendingServer: SendingAPI {
         throw .badResponse("this fake takes no membership changes")
     }
 
+    func setMute(_ entry: OutboxEntry) throws(APIError) -> MuteResponse {
+        throw .badResponse("this fake takes no mutes")
+    }
+
     func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure) {
         throw .api(.badResponse("this fake takes no uploads"))
     }

@@ -40,7 +40,11 @@ struct OutboxRecordReadingTests {
         var leave = OutboxRecord(op: .queued, localId: "l7", at: at, conversationId: 4)
         leave.kind = .leave
         leave.emails = []
-        records += [compacted, edit, react, add, leave]
+        var mute = OutboxRecord(op: .queued, localId: "l8", at: at, conversationId: 4)
+        mute.kind = .mute
+        mute.until = Timestamp(milliseconds: 1_764_000_060_000)
+        mute.exceptMentions = true
+        records += [compacted, edit, react, add, leave, mute]
         return records
     }
 
@@ -99,7 +103,7 @@ struct OutboxRecordReadingTests {
         #expect(Mirror(reflecting: OutboxRecord(op: .queued, localId: "", at: Self.at)).children.map(\.label) == [
             "op", "localId", "at", "conversationId", "to", "text", "messageId", "seq", "error", "nextAttemptAt", "attempts", "kind",
             "target", "emoji", "replyTo", "files", "emails",
-            "author", "authorEmail", "authorToken",
+            "author", "authorEmail", "authorToken", "until", "exceptMentions",
         ])
     }
 }

@@ -132,6 +132,7 @@ final class SendingTests {
             case .queued: "queued" + (v.entry.lastError == nil || v.entry.nextAttemptAt == nil ? " without why" : "")
             case .unchanged(let note): "unchanged \(note)"
             case .dropped: "dropped"
+            case .applied: "applied"
             }
         }
         server.strangers = ["nobody@example.com"]

@@ -79,14 +79,8 @@ extension AppServices {
     func presenceSnapshot(of contacts: [User]) -> (states: [PresenceState], digest: String) {
         let states = contacts.map(present).sorted { $0.id < $1.id }
             .map { PresenceState(userId: $0.id, online: $0.online == true, lastSeenAt: $0.lastSeenAt) }
-        // FNV-1a over "id:0|1," for each contact: short, and stable across replicas.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for s in states {
-            for b in "\(s.userId):\(s.online ? 1 : 0),".utf8 {
-                hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3
-            }
-        }
-        return (states, String(hash, radix: 16))
+        // Over "id:0|1," for each contact: short, and stable across replicas.
+        return (states, FNV1a.hex(states.map { "\($0.userId):\($0.online ? 1 : 0)," }.joined()))
     }
 
     /// Renews this replica's polls, reads everyone's leases, tells contacts who came or

@@ -32,6 +32,9 @@ func addRoutes(to v1: RouterGroup<AppRequestContext>, services: AppServices) {
     group.post("conversations/:id/members/remove", use: members.remove)
     group.post("conversations/:id/leave", use: members.leave)
     group.post("conversations/:id/rename", use: members.rename)
+    let mutes = MuteController(services: services)
+    group.put("conversations/:id/mute", use: mutes.mute)
+    group.delete("conversations/:id/mute", use: mutes.unmute)
 
     let messages = MessagesController(messages: stores.messages, services: services)
     group.post("conversations/:id/messages", use: messages.send)

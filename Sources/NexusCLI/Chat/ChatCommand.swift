@@ -77,7 +77,9 @@ enum ChatCommand {
         let feedAPI = NexusAPI(addresses: api.addresses, token: api.token, tls: context.tlsOptions())
         feedAPI.presenceClient = api.presenceClient
         let feed = ChatFeed(model: model, worker: worker, api: feedAPI)
-        feed.notifier = try NotifySetup.notifier(context, me: me.id, follow: true)
+        feed.notifier = try NotifySetup.notifier(context, me: me, follow: true)
+        model.mutes = feed.notifier?.mutes ?? Dictionary(
+            ConversationCache(profile: context.profile).mutes().map { ($0.conversationId, $0) }, uniquingKeysWith: { $1 })
         let loop = ChatLoop(model: model, worker: worker, output: context.output)
         try TTY.start()
         defer { TTY.restore() }

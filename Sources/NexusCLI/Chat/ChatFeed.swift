@@ -22,6 +22,7 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
     func start(api: NexusAPI, cache: FeedCache, failed: @escaping (FeedError) -> Void) {
         var options = FeedFollower.Options(conversationId: nil, lines: 0, startFromNewest: true, follow: true)
         options.presence = true
+        options.mutes = true
         let follower = FeedFollower(source: api, position: nil, options: options, consumer: self)
         follower.cache = cache
         startThread {
@@ -30,6 +31,11 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
     }
 
     func keepFollowing() -> Bool { !model.locked { $0.stopping } }
+
+    func mutes(_ mutes: [Mute]) {
+        notifier?.follow(mutes)
+        model.change { $0.mutes = Dictionary(mutes.map { ($0.conversationId, $0) }, uniquingKeysWith: { $1 }) }
+    }
 
     func begin(_ batch: SyncResponse, live: Bool) {
         notifier?.flush()

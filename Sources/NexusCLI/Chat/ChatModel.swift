@@ -14,6 +14,8 @@ final class ChatModel: @unchecked Sendable {
     /// The conversation list, as `convos` orders it, and the people in it.
     var list: [ConversationSummary] = []
     var people: [Int64: User] = [:]
+    /// The account's mutes, as last heard (shown 🔕 in the list).
+    var mutes: [Int64: Mute] = [:]
     /// The server that can't be reached, while it can't.
     var offlineServer: String?
     /// The conversation on screen, with its members and receipts.

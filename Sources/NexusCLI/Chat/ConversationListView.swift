@@ -51,6 +51,7 @@ struct ConversationListView {
         var line: TerminalText = (selected ? "> " : "  ") + dot + " "
         let name = TerminalText(c.title(viewer: m.me, users: m.people))
         line += selected ? output.paint(name, .bold) : name
+        if m.mutes[c.id]?.holds(at: now) == true { line += output.paint(" 🔕", .dim) }
         if c.unreadCount > 0 { line += " " + output.paint(TerminalText(stringLiteral: "(\(c.unreadCount))"), .bold) }
         line += "  " + output.paint(TerminalText(stringLiteral: SmartTime.short(c.updatedAt, now: now)), .dim)
         if let last = c.lastMessage {

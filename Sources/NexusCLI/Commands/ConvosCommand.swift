@@ -13,10 +13,11 @@ enum ConvosCommand {
             Each row: the name (the other person's, or the group's; ● when they are online), when the
             last message came ("Just now", "5m", "2h", "Yesterday", "Mon", "12/24"), how many messages
             you have not read, and the last message ("You: " when it was yours, the sender's name in a
-            group, "Alice: …", and ✓✓ once it has been read). On a terminal each row fits its
+            group, "Alice: …", and ✓✓ once it has been read). 🔕 after the name: muted (`nexusctl mute`). On a terminal each row fits its
             width: the last message gets what is left, at most 60 characters. When the server
             can't be reached, lists them from the local cache and says so. With --json:
-            {"conversations": [...], "users": [...], "offline": bool}.
+            {"conversations": [...], "users": [...], "mutes": [...], "offline": bool}; `mutes` (absent when
+            none) holds {"conversationId", "until", "exceptMentions"} for each muted conversation.
 
             With -f (follow) it keeps running and shows every change: a new message, an unread
             count, someone typing (until it runs out, 3 s, or their message arrives), someone
@@ -31,7 +32,7 @@ enum ConvosCommand {
         options: [search, unread, limit, follow],
         requirements: [.session], deliversQueueAfterwards: true,
         jsonFields: ["id", "kind", "name", "title", "memberIds", "lastSeq", "lastMessage", "createdAt", "updatedAt", "unreadCount", "lastMessageReadBy", "lastMessageReaders",
-                     "type", "userId", "user", "online", "lastSeenAt", "conversationId", "until"],
+                     "type", "userId", "user", "online", "lastSeenAt", "conversationId", "until", "mutes", "exceptMentions"],
         examples: [("nexusctl convos --unread", "what is waiting for me"), ("nexusctl convos --fields id,title --json | jq -r '.conversations[] | \"\\(.id) \\(.title)\"'", "ids and names for a script")],
         run: run)
 
@@ -56,7 +57,7 @@ enum ConvosCommand {
             context.output.document(
                 ConvosView(
                     conversations: shown.map { Titled(base: $0, title: $0.title(viewer: me, users: people)) },
-                    users: list.users.filter { ids.contains($0.id) }.sorted { $0.id < $1.id }, offline: offline),
+                    users: list.users.filter { ids.contains($0.id) }.sorted { $0.id < $1.id }, mutes: list.mutes, offline: offline),
                 items: "conversations")
             return .ok
         }
@@ -64,7 +65,7 @@ enum ConvosCommand {
             context.output.note(total == 0 ? "No conversations yet. Start one with: nexusctl new <email>" : "No conversations match.")
             return .ok
         }
-        printTable(shown, me: me, people: people, offline: offline, output: context.output)
+        printTable(shown, me: me, people: people, muted: muted(list), offline: offline, output: context.output)
         return .ok
     }
 
@@ -72,7 +73,9 @@ enum ConvosCommand {
     /// The last message gets what the terminal's width leaves of the row, at most 60
     /// characters (as the product documents cut it), so no row wraps; in a group it
     /// names who wrote it ("Alice: …"), and "You: " for your own everywhere.
-    static func printTable(_ shown: [ConversationSummary], me: Int64, people: [Int64: User], offline: Bool, output: Output) {
+    static func printTable(
+        _ shown: [ConversationSummary], me: Int64, people: [Int64: User], muted: Set<Int64> = [], offline: Bool, output: Output
+    ) {
         let now = Timestamp.now()
         let header: [TerminalText] = ["ID", "  NAME", "WHEN", "UNREAD", "LAST MESSAGE"]
         var rows: [[TerminalText]] = []
@@ -82,7 +85,8 @@ enum ConvosCommand {
             let mark = other?.online == true && !offline ? output.paint("●", .green) + " " : "  "
             // Numbers and our own times have nothing to escape: taken as they are.
             let unread = c.unreadCount > 0 ? output.paint(TerminalText(stringLiteral: String(c.unreadCount)), .bold) : ""
-            rows.append([TerminalText(stringLiteral: String(c.id)), mark + TerminalText(c.title(viewer: me, users: people)),
+            let quiet = muted.contains(c.id) ? output.paint(" 🔕", .dim) : ""
+            rows.append([TerminalText(stringLiteral: String(c.id)), mark + TerminalText(c.title(viewer: me, users: people)) + quiet,
                          TerminalText(stringLiteral: SmartTime.short(c.updatedAt, now: now)), unread])
         }
         // What the first four columns take, with the table's two spaces after each; measured
@@ -141,7 +145,15 @@ enum ConvosCommand {
     struct ConvosView: Encodable {
         var conversations: [Titled<ConversationSummary>]
         var users: [User]
+        /// The account's mutes in force (absent when none).
+        var mutes: [Mute]?
         var offline: Bool
+    }
+
+    /// The conversations muted now.
+    static func muted(_ list: ConversationsResponse) -> Set<Int64> {
+        let now = Timestamp.now()
+        return Set((list.mutes ?? []).filter { $0.holds(at: now) }.map(\.conversationId))
     }
 
 }

@@ -121,11 +121,13 @@ enum QueueCommand {
     /// A send's text; a change as what it does: "edit 12/3: new text", "react 👍 12/3".
     static func what(_ e: OutboxEntry) -> TerminalText {
         if let membership = MembershipText.queued(e) { return TerminalText(membership) }
+        if e.kind == .mute { return TerminalText("mute" + (e.until.map { " until \(LocalTime.short($0, now: .now()))" } ?? "")) }
+        if e.kind == .unmute { return "unmute" }
         guard let ref = e.targetReference else { return preview(e.text, limit: 40) }
         switch e.kind {
         case .edit: return "edit \(ref): " + preview(e.text, limit: 30)
         case .react, .unreact: return "\(e.kind.rawValue) \(e.emoji ?? "") \(ref)"
-        case .delete, .send, .add, .remove, .leave, .rename: return "\(e.kind.rawValue) \(ref)"
+        case .delete, .send, .add, .remove, .leave, .rename, .mute, .unmute: return "\(e.kind.rawValue) \(ref)"
         }
     }
 

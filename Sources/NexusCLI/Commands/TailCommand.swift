@@ -117,8 +117,10 @@ enum TailCommand {
         var options = FeedFollower.Options(
             conversationId: conversationId, lines: lines, startFromNewest: context.invocation[Self.lines] != nil, follow: follow)
         options.presence = context.invocation[presence]
+        let notifier = try NotifySetup.notifier(context, me: me, follow: follow)
+        options.mutes = notifier != nil
         let feed = TailFeed(printer: printer, hook: hook, options: options, context: context)
-        feed.notifier = try NotifySetup.notifier(context, me: me.id, follow: follow)
+        feed.notifier = notifier
         let follower = FeedFollower(source: try context.api(), position: position, options: options, consumer: feed)
         follower.cache = FeedCache(profile: context.profile, me: me.id)
         do throws(FeedError) {

@@ -54,7 +54,7 @@ enum MembershipChangeRun {
         case .queued:
             view.error = verdict.entry.lastError
             view.nextAttemptAt = verdict.entry.nextAttemptAt
-        case .dropped:
+        case .dropped, .applied:
             break
         }
 

@@ -45,7 +45,7 @@ enum MessageChangeRun {
             throw OutboxSending.failure(failure, of: verdict.entry, report, context, hint: hint)
         case .dropped:
             throw CLIError(.failure, "the \(kind.rawValue) \(entry.localId) was dropped with `nexusctl queue drop` before it was sent")
-        case .sent, .unchanged, .queued:
+        case .sent, .unchanged, .applied, .queued:
             try OutboxSending.throwIfCredentialsRefused(report, context, what: "the \(kind.rawValue)")
         }
         if case .queued = verdict.kind { return try OutboxSending.stillQueued(report, context) }

@@ -98,7 +98,8 @@ final class ConvosFollow: FeedConsumer {
         } else if context.terminal.outputIsTerminal {
             // Home and clear, then the list: redrawn in place.
             context.terminal.writeOut("\u{1B}[H\u{1B}[2J")
-            ConvosCommand.printTable(rows, me: me, people: people, offline: fetched.offlineReason != nil, output: output)
+            ConvosCommand.printTable(
+                rows, me: me, people: people, muted: ConvosCommand.muted(list), offline: fetched.offlineReason != nil, output: output)
             for t in typing.active {
                 let name = people[t.userId]?.shownName ?? "user \(t.userId)"
                 output.line(output.paint(TerminalText("#\(t.conversationId) \(name) is typing…"), .dim))
@@ -108,7 +109,8 @@ final class ConvosFollow: FeedConsumer {
         {
             // A pipe or a file: the whole list again, after a blank line, each time it changed.
             if !shown.isEmpty || !shownOnline.isEmpty { output.line() }
-            ConvosCommand.printTable(rows, me: me, people: people, offline: fetched.offlineReason != nil, output: output)
+            ConvosCommand.printTable(
+                rows, me: me, people: people, muted: ConvosCommand.muted(list), offline: fetched.offlineReason != nil, output: output)
         }
         shown = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         shownOnline = online

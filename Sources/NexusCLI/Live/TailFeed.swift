@@ -27,6 +27,8 @@ final class TailFeed: FeedConsumer {
         if changed { printer.show(typing: typing.active, fresh: fresh) }
     }
 
+    func mutes(_ mutes: [Mute]) { notifier?.follow(mutes) }
+
     func nextExpiry() -> Timestamp? { [typing.nextExpiry, notifier?.nextDue].compactMap { $0 }.min() }
 
     func prepare(_ event: SyncEvent, live: Bool) {

@@ -1,27 +1,40 @@
 import NexusCore
 
 /// `tail -f --notify`: a notice for each new message from someone else, never for one's
-/// own, and at most one per conversation every 5 s: what comes within the window is held
-/// and shown once it ends, as one notice with a count.
+/// own nor in a muted conversation (unless it mentions you and the mute lets mentions
+/// through), and at most one per conversation every 5 s: what comes within the window is
+/// held and shown once it ends, as one notice with a count.
 final class Notifier {
     static let windowMs: Int64 = 5000
 
     let show: (DesktopNotice) -> Void
     let hideText: Bool
     let me: Int64
+    /// How a message names me (Mentions).
+    let mentionNames: [String]
+    /// The account's mutes, by conversation, as last heard from the server.
+    var mutes: [Int64: Mute] = [:]
     private var lastShown: [Int64: Int64] = [:]
     private var held: [Int64: (message: Message, sender: String, group: String?, count: Int)] = [:]
 
-    init(hideText: Bool, me: Int64, show: @escaping (DesktopNotice) -> Void) {
+    init(hideText: Bool, me: User, show: @escaping (DesktopNotice) -> Void) {
         self.show = show
         self.hideText = hideText
-        self.me = me
+        self.me = me.id
+        self.mentionNames = Mentions.names(of: me)
+    }
+
+    func follow(_ mutes: [Mute]) {
+        self.mutes = Dictionary(mutes.map { ($0.conversationId, $0) }, uniquingKeysWith: { $1 })
     }
 
     /// A message that arrived while following.
     func take(_ message: Message, sender: String, group: String?, now: Timestamp = .now()) {
         guard message.senderId != me, message.membership == nil, message.deletedAt == nil else { return }
         let c = message.conversationId
+        if let mute = mutes[c], mute.holds(at: now) {
+            guard mute.exceptMentions, Mentions.mention(of: mentionNames, in: message.text) else { return }
+        }
         if let h = held[c] {
             held[c] = (message, sender, group, h.count + 1)
         } else if let last = lastShown[c], now.milliseconds - last < Self.windowMs {

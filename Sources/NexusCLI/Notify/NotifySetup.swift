@@ -9,7 +9,7 @@ enum NotifySetup {
     static let method = Value(
         "notify-method", "METHOD", help: "how --notify shows it: auto (default), osc777, osc9 or osc99 (the terminal's own), dbus (notify-send), bell")
 
-    static func notifier(_ context: CommandContext, me: Int64, follow: Bool) throws(CLIError) -> Notifier? {
+    static func notifier(_ context: CommandContext, me: User, follow: Bool) throws(CLIError) -> Notifier? {
         let asked = context.invocation[notify]
         let given = asked ?? context.config.notify ?? "off"
         guard let word = Config.notifyWord(given) else {
@@ -31,6 +31,9 @@ enum NotifySetup {
             context.output.warn("no terminal to show notifications on (\(chosen.rawValue) writes to /dev/tty); none will be shown")
             return nil
         }
-        return Notifier(hideText: word == "private", me: me) { sink.show($0) }
+        let notifier = Notifier(hideText: word == "private", me: me) { sink.show($0) }
+        // As last heard, until the server's answer says otherwise.
+        notifier.follow(ConversationCache(profile: context.profile).mutes())
+        return notifier
     }
 }

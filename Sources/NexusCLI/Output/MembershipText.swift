@@ -11,7 +11,7 @@ enum MembershipText {
         case .remove: return "remove \(e.emails.joined(separator: ", ")) from \(c)"
         case .leave: return "leave \(c)"
         case .rename: return "rename \(c) to \"\(e.text)\""
-        case .send, .edit, .delete, .react, .unreact: return nil
+        case .send, .edit, .delete, .react, .unreact, .mute, .unmute: return nil
         }
     }
 

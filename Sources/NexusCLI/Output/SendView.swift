@@ -35,7 +35,7 @@ struct SendView: Encodable {
             return SendView(kind: kind, localId: e.localId, ref: m.reference, status: .sent, conversationId: m.conversationId, message: m)
         case .dropped:
             return SendView(kind: kind, localId: e.localId, ref: e.targetReference, status: .dropped, conversationId: e.conversationId)
-        case .queued, .failed, .unchanged:
+        case .queued, .failed, .unchanged, .applied:
             return SendView(
                 kind: kind, localId: e.localId, ref: e.targetReference, status: e.status == .failed ? .failed : .queued,
                 conversationId: e.conversationId, error: e.lastError, nextAttemptAt: e.nextAttemptAt)

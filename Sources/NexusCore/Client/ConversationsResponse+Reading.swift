@@ -29,6 +29,7 @@ extension ConversationsResponse {
     static func read(_ r: inout JSONByteReader, secondHalf: SecondHalf? = nil) throws(JSONByteReader.Unreadable) -> ConversationsResponse {
         var conversations: [ConversationSummary]?
         var users: [User]?
+        var mutes: [Mute]?
         try r.object { r, key throws(JSONByteReader.Unreadable) in
             if r.key(key, is: "conversations") {
                 guard conversations == nil else { throw .init() }
@@ -55,12 +56,37 @@ extension ConversationsResponse {
                 var list: [User] = []
                 try r.array { r throws(JSONByteReader.Unreadable) in list.append(try User.read(&r)) }
                 users = list
+            } else if r.key(key, is: "mutes") {
+                guard mutes == nil else { throw .init() }
+                var list: [Mute] = []
+                try r.array { r throws(JSONByteReader.Unreadable) in list.append(try Mute.read(&r)) }
+                mutes = list
             } else {
                 try r.skipValue()
             }
         }
         guard let conversations, let users else { throw .init() }
-        return ConversationsResponse(conversations: conversations, users: users)
+        return ConversationsResponse(conversations: conversations, users: users, mutes: mutes)
+    }
+}
+
+extension Mute {
+    static func read(_ r: inout JSONByteReader) throws(JSONByteReader.Unreadable) -> Mute {
+        var seen = JSONByteReader.Seen()
+        var mute = Mute(conversationId: 0)
+        try r.object { r, key throws(JSONByteReader.Unreadable) in
+            if r.key(key, is: "conversationId") {
+                try seen.mark(0); mute.conversationId = try r.int64()
+            } else if r.key(key, is: "until") {
+                try seen.mark(1); mute.until = try r.takeNull() ? nil : r.timestamp()
+            } else if r.key(key, is: "exceptMentions") {
+                try seen.mark(2); mute.exceptMentions = try r.bool()
+            } else {
+                try r.skipValue()
+            }
+        }
+        guard seen.has(all: 0, 2) else { throw .init() }
+        return mute
     }
 }
 

@@ -5,9 +5,11 @@ public struct DeliveryVerdict: Sendable {
     public enum Kind: Sendable {
         /// The server has it: the message it made, or the change's event.
         case sent(Message)
-        /// A membership change with nothing left to change: done, with no event; the
-        /// server's words for why.
+        /// A membership change or mute with nothing left to change: done, with no event;
+        /// the server's words for why.
         case unchanged(note: String)
+        /// A mute or unmute the server applied: done, with no event.
+        case applied
         /// Still in the outbox, to go later: the server could not be reached or was busy,
         /// or it was not tried (backoff, an earlier message held it back).
         case queued
@@ -48,6 +50,7 @@ extension DeliveryReport {
             if let s = sent[e.localId] { return DeliveryVerdict(entry: s.entry, kind: .sent(s.message)) }
             if dropped.contains(e.localId) { return DeliveryVerdict(entry: e, kind: .dropped) }
             if let note = unchanged[e.localId] { return DeliveryVerdict(entry: e, kind: .unchanged(note: note)) }
+            if applied.contains(e.localId) { return DeliveryVerdict(entry: e, kind: .applied) }
             let now = after[e.localId] ?? e
             return DeliveryVerdict(entry: now, kind: now.status == .failed ? .failed(failure(of: now.localId)) : .queued)
         }

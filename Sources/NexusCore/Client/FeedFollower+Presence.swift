@@ -12,4 +12,14 @@ extension FeedFollower {
         let changed = states.filter { known[$0.userId]?.online != $0.online }
         if !changed.isEmpty { consumer.presence(changed, initial: false) }
     }
+
+    /// Hands the consumer the account's mutes when they changed, and keeps them in the
+    /// cache for a follower that starts offline.
+    func takeMutes(_ batch: SyncResponse) {
+        guard mutesDigest != nil else { return }
+        if let digest = batch.mutesDigest { mutesDigest = digest }
+        guard let mutes = batch.mutes else { return }
+        if let cache { try? ConversationCache(profile: cache.profile).saveMutes(mutes) }
+        consumer.mutes(mutes)
+    }
 }

@@ -20,6 +20,8 @@ public protocol FeedConsumer: AnyObject {
     /// Contacts whose presence changed (`initial`: everyone's state at the start), when
     /// the follower was asked to follow presence.
     func presence(_ states: [PresenceState], initial: Bool)
+    /// The account's mutes in force, when they changed (asked with `Options.mutes`).
+    func mutes(_ mutes: [Mute])
     /// Asked before each request; false ends `run` (tests; nexusctl runs until killed).
     func keepFollowing() -> Bool
     /// When what is shown changes by itself (someone's typing runs out): the next poll
@@ -31,6 +33,7 @@ extension FeedConsumer {
     public func keepFollowing() -> Bool { true }
     public func showCached(_ messages: [Message]) {}
     public func presence(_ states: [PresenceState], initial: Bool) {}
+    public func mutes(_ mutes: [Mute]) {}
     public func nextExpiry() -> Timestamp? { nil }
 }
 
@@ -71,6 +74,8 @@ public final class FeedFollower {
         public var follow: Bool
         /// Also follow contacts' presence (`tail -f --presence`, `convos -f`).
         public var presence = false
+        /// Also follow the account's mutes (`--notify`): the consumer hears of each change.
+        public var mutes = false
         var waitSeconds = 25
         var firstBackoffMs: UInt32 = 200
         /// Capped so a follower is back within about 3 s of the network's return, however long it was gone.
@@ -97,6 +102,9 @@ public final class FeedFollower {
     /// The presence digest of the last answer ("" before the first), and who was online then.
     var presenceDigest: String?
     var knownPresence: [Int64: PresenceState]?
+    /// The mutes digest of the last answer ("" before the first).
+    var mutesDigest: String?
+    var asks: FeedAsks { FeedAsks(presence: presenceDigest, mutes: mutesDigest) }
 
     /// `position` is required when following and ignored otherwise.
     public init(source: any FeedSource, position: FeedPosition?, options: Options, consumer: any FeedConsumer) {
@@ -105,6 +113,7 @@ public final class FeedFollower {
         self.options = options
         self.consumer = consumer
         self.presenceDigest = options.presence ? "" : nil
+        self.mutesDigest = options.mutes ? "" : nil
     }
 
     /// Prints the start, then, when following, follows until the consumer says stop or a
@@ -121,7 +130,7 @@ public final class FeedFollower {
             var recent: SyncResponse?
             do throws(APIError) {
                 recent = try source.sync(
-                    from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0, presence: presenceDigest)
+                    from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0, asking: asks)
             } catch {
                 guard error.isNetwork else { throw .api(error) }
                 offline = true
@@ -164,12 +173,12 @@ public final class FeedFollower {
                     // While offline, probe without waiting, so the reconnection is noticed at once.
                     batch = try source.sync(
                         from: after, last: nil, conversationId: options.conversationId, waitSeconds: offline ? 0 : waitSeconds(),
-                        presence: presenceDigest)
+                        asking: asks)
                 } else {
                     // No position yet (started offline, or the server's history changed):
                     // join after the newest messages, which are shown as news.
                     batch = try source.sync(
-                        from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0, presence: presenceDigest)
+                        from: nil, last: options.lines, conversationId: options.conversationId, waitSeconds: 0, asking: asks)
                 }
             } catch {
                 if error.isUnknownCursor {
@@ -216,6 +225,8 @@ public final class FeedFollower {
             (batch, problems) = cache.keep(answer)
             for problem in problems { consumer.notice(.cacheProblem(problem)) }
         }
+        // Before the events: a mute the answer carries holds for the messages beside it.
+        takeMutes(batch)
         consumer.begin(batch, live: live)
         for (i, event) in batch.events.enumerated() {
             consumer.prepare(event, live: live)

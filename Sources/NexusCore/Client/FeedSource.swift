@@ -4,14 +4,26 @@ public protocol FeedSource: AnyObject {
     /// The server, as a person would name it in a message.
     var serverName: String { get }
     func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int) throws(APIError) -> SyncResponse
-    /// The same, with contacts' presence after the digest `presence` (see NexusAPI).
-    func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, presence: String?)
+    /// The same, also asking for contacts' presence or the account's mutes (see NexusAPI).
+    func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, asking: FeedAsks)
         throws(APIError) -> SyncResponse
 }
 
+/// What a poll asks for beside the feed: each a digest of the last answer ("" at first),
+/// answered when what it covers moved; nil asks nothing.
+public struct FeedAsks: Sendable, Equatable {
+    public var presence: String?
+    public var mutes: String?
+
+    public init(presence: String? = nil, mutes: String? = nil) {
+        self.presence = presence
+        self.mutes = mutes
+    }
+}
+
 extension FeedSource {
-    /// A source without presence (core tests' fakes) answers without it.
-    public func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, presence: String?)
+    /// A source without presence or mutes (core tests' fakes) answers without them.
+    public func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, asking: FeedAsks)
         throws(APIError) -> SyncResponse
     {
         try sync(from: cursor, last: last, conversationId: conversationId, waitSeconds: waitSeconds)

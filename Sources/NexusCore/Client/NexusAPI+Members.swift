@@ -16,8 +16,17 @@ extension NexusAPI {
             return try call("POST", "/v1/conversations/\(id)/leave", body: request)
         case .rename:
             return try call("POST", "/v1/conversations/\(id)/rename", body: MembershipRequest(localId: entry.localId, name: entry.text))
-        case .send, .edit, .delete, .react, .unreact:
+        case .send, .edit, .delete, .react, .unreact, .mute, .unmute:
             throw .badResponse("\(entry.kind.rawValue) is no membership change")
         }
+    }
+}
+
+/// The account's mute of a conversation (docs/notifications.md).
+extension NexusAPI {
+    public func setMute(_ entry: OutboxEntry) throws(APIError) -> MuteResponse {
+        let path = "/v1/conversations/\(entry.conversationId ?? 0)/mute"
+        guard entry.kind == .mute else { return try call("DELETE", path) }
+        return try call("PUT", path, body: MuteRequest(until: entry.until, exceptMentions: entry.exceptMentions))
     }
 }

@@ -164,16 +164,17 @@ public final class NexusAPI {
     public func sync(from cursor: FeedCursor?, last: Int? = nil, conversationId: Int64? = nil, waitSeconds: Int = 0)
         throws(APIError) -> SyncResponse
     {
-        try sync(from: cursor, last: last, conversationId: conversationId, waitSeconds: waitSeconds, presence: nil)
+        try sync(from: cursor, last: last, conversationId: conversationId, waitSeconds: waitSeconds, asking: FeedAsks())
     }
 
-    /// The same, also asking for contacts' presence when it differs from `presence` (the
-    /// last `presenceDigest`, "" at first).
-    public func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, presence: String?)
+    /// The same, also asking for contacts' presence when it differs from `asking.presence`
+    /// (the last `presenceDigest`, "" at first), and the same for the account's mutes.
+    public func sync(from cursor: FeedCursor?, last: Int?, conversationId: Int64?, waitSeconds: Int, asking: FeedAsks)
         throws(APIError) -> SyncResponse
     {
         var query: [String] = []
-        if let presence { query.append("presence=" + percentEncode(presence)) }
+        if let presence = asking.presence { query.append("presence=" + percentEncode(presence)) }
+        if let mutes = asking.mutes { query.append("mutes=" + percentEncode(mutes)) }
         if let cursor {
             query.append("after=\(cursor.id)")
             if let check = cursor.check { query.append("check=" + percentEncode(check)) }

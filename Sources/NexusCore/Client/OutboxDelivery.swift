@@ -42,8 +42,10 @@ public struct DeliveryReport: Sendable {
     public var notFound: Set<String> = []
     /// Failed changes the server forbade (403): someone else's message to edit or delete.
     public var forbidden: Set<String> = []
-    /// Membership changes the server found already made (all added already, …), with why.
+    /// Membership changes and mutes the server found already made (all added already, …), with why.
     public var unchanged: [String: String] = [:]
+    /// Mutes and unmutes the server applied: they make no event.
+    public var applied: Set<String> = []
     /// The localIds dropped (`queue drop`, by another process) before they went: never sent.
     public var dropped: Set<String> = []
     /// The command's own messages the server refused for good (also in `failed`): nothing
@@ -98,7 +100,7 @@ struct OutboxDelivery {
             // batch of its own, after its uploads; the queue's order holds across batches.
             while index < candidates.count, batch.count < maxItems,
                   batch.isEmpty || ((batch[0].kind == .send) == (candidates[index].kind == .send)
-                      && !batch[0].kind.isMembership && !candidates[index].kind.isMembership
+                      && !batch[0].kind.goesAlone && !candidates[index].kind.goesAlone
                       && bytes + candidates[index].text.utf8.count + 200 <= maxBytes
                       && candidates[index].files.isEmpty && batch[0].files.isEmpty)
             {
@@ -146,7 +148,7 @@ struct OutboxDelivery {
             do throws(APIError) {
                 results = live.isEmpty ? [] : try live[0].kind == .send
                     ? api.sendBatch(live.map(Self.item))
-                    : live[0].kind.isMembership ? [try membershipResult(live[0])]
+                    : live[0].kind.goesAlone ? [try aloneResult(live[0])]
                     : api.applyChanges(live.map(Self.change))
             } catch {
                 failure = error
@@ -157,10 +159,10 @@ struct OutboxDelivery {
                 switch result.status {
                 case .created, .duplicate:
                     guard let m = result.message else {
-                        // A membership change with nothing left to change: done, with no event.
-                        guard e.kind.isMembership else { continue }
+                        // A membership change with nothing left to change, or a mute: done, with no event.
+                        guard e.kind.goesAlone else { continue }
                         records.append(OutboxRecord(op: .sent, localId: e.localId, at: at, conversationId: e.conversationId))
-                        report.unchanged[e.localId] = result.error?.message
+                        if result.status == .created { report.applied.insert(e.localId) } else { report.unchanged[e.localId] = result.error?.message }
                         spent.append(e)
                         continue
                     }

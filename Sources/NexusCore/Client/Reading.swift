@@ -22,7 +22,8 @@ public struct Reading {
             remember: { list throws(StoreError) in try Reading.remember(list: list, profile: profile, me: me) },
             fallback: { _ in
                 let cache = ConversationCache(profile: profile)
-                return ConversationsResponse(conversations: cache.list(), users: Array(cache.people().values))
+                let mutes = cache.mutes()
+                return ConversationsResponse(conversations: cache.list(), users: Array(cache.people().values), mutes: mutes.isEmpty ? nil : mutes)
             }
         ).read(keepingAside: keepingAside)
     }
@@ -198,6 +199,7 @@ extension Reading {
         let cache = ConversationCache(profile: profile)
         try cache.saveList(list.conversations)
         try cache.savePeople(list.users)
+        try cache.saveMutes(list.mutes ?? [])
         guard let me else { return }
         let people = Dictionary(list.users.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         var directs = profile.loadDirects()

@@ -73,7 +73,7 @@ extension Sending {
                 case .failed:
                     if result.failed == nil { result.failed = verdict }
                     done.append(verdict)
-                case .dropped, .unchanged: done.append(verdict)
+                case .dropped, .unchanged, .applied: done.append(verdict)
                 }
             }
             result.earlierDelivered += report.sent.count(where: { !ids.contains($0.entry.localId) })

@@ -11,6 +11,8 @@ public protocol SendingAPI: AnyObject {
     func applyChanges(_ items: [ChangeItem]) throws(APIError) -> [BatchResult]
     /// Adds, removes, leaves or renames, as a queued membership entry says (Sending+Membership).
     func changeMembership(_ entry: OutboxEntry) throws(APIError) -> MembershipResponse
+    /// Mutes or unmutes, as a queued mute entry says.
+    func setMute(_ entry: OutboxEntry) throws(APIError) -> MuteResponse
     /// Uploads a file to attach, resuming where the server's acknowledgement left off.
     func upload(_ file: OutboxFile, onProgress: ((Int64, Int64) -> Void)?) throws(UploadFailure)
 }

@@ -9,7 +9,8 @@ import Foundation
 ///   hand, because someone in ten thousand conversations still wants `convos` at once,
 ///   and a JSON decoder takes far longer over the same data;
 /// - `people.json`: everyone met in them, by id;
-/// - `conversations.json`: full details (members, receipts) of conversations looked at.
+/// - `conversations.json`: full details (members, receipts) of conversations looked at;
+/// - `mutes.json`: the account's mutes, as last heard.
 public struct ConversationCache: Sendable {
     let directory: String
 
@@ -18,6 +19,7 @@ public struct ConversationCache: Sendable {
     var listPath: String { directory + "/convos.tsv" }
     var peoplePath: String { directory + "/people.json" }
     var detailsPath: String { directory + "/conversations.json" }
+    var mutesPath: String { directory + "/mutes.json" }
 
     // MARK: The list
 
@@ -91,6 +93,17 @@ public struct ConversationCache: Sendable {
     }
 
     func saveDetails(_ conversations: [Conversation]) throws(StoreError) { try write(conversations, to: detailsPath) }
+
+    /// The account's mutes as last heard from the server (a list or a feed that asked).
+    public func mutes() -> [Mute] {
+        guard let bytes = try? FileSystem.readFile(mutesPath) else { return [] }
+        return (try? JSONDecoder().decode([Mute].self, from: Data(bytes))) ?? []
+    }
+
+    public func saveMutes(_ mutes: [Mute]) throws(StoreError) {
+        if mutes.isEmpty, !FileSystem.exists(mutesPath) { return }
+        try write(mutes, to: mutesPath)
+    }
 
     private func write<T: Encodable>(_ value: T, to path: String) throws(StoreError) {
         let encoder = JSONEncoder()

@@ -23,7 +23,7 @@ extension Outbox {
         switch e.kind {
         case .send: e.conversationId.flatMap { c in e.seq.map { messages.contains(MessageReference(conversationId: c, seq: $0)) } } ?? false
         case .edit: e.targetReference.map(messages.contains) ?? false
-        case .delete, .react, .unreact, .add, .remove, .leave, .rename: false
+        case .delete, .react, .unreact, .add, .remove, .leave, .rename, .mute, .unmute: false
         }
     }
 }

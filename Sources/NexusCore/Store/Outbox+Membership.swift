@@ -1,12 +1,15 @@
 extension OutboxKind {
-    /// add, remove, leave and rename: a group's membership, delivered one at a time by
-    /// their own endpoints, in order with the conversation's sends and changes.
+    /// add, remove, leave and rename: a group's membership.
     var isMembership: Bool {
         switch self {
         case .add, .remove, .leave, .rename: true
-        case .send, .edit, .delete, .react, .unreact: false
+        case .send, .edit, .delete, .react, .unreact, .mute, .unmute: false
         }
     }
+
+    /// Membership changes and mutes go one at a time, each by its own endpoint, in order
+    /// with the conversation's sends and changes.
+    var goesAlone: Bool { isMembership || self == .mute || self == .unmute }
 }
 
 extension Outbox {
@@ -21,5 +24,18 @@ extension Outbox {
         return OutboxEntry(
             kind: kind, localId: r.localId, conversationId: conversationId, text: name ?? "", queuedAt: r.at, status: .queued,
             attempts: 0, emails: emails)
+    }
+
+    /// Records a mute (until `until`, nil for until unmuted) or an unmute durably.
+    @discardableResult
+    public func enqueue(mute: Bool, conversationId: Int64, until: Timestamp? = nil, exceptMentions: Bool = false) throws(StoreError) -> OutboxEntry {
+        var r = OutboxRecord(op: .queued, localId: Self.newLocalId(), at: .now(), conversationId: conversationId)
+        r.kind = mute ? .mute : .unmute
+        r.until = mute ? until : nil
+        r.exceptMentions = mute && exceptMentions ? true : nil
+        try append([r])
+        return OutboxEntry(
+            kind: r.kind!, localId: r.localId, conversationId: conversationId, text: "", queuedAt: r.at, status: .queued,
+            attempts: 0, until: r.until, exceptMentions: r.exceptMentions ?? false)
     }
 }

@@ -195,11 +195,13 @@ public struct Outbox: Sendable {
         case .add, .remove: guard r.conversationId != nil, r.emails?.isEmpty == false else { return nil }
         case .leave: guard r.conversationId != nil else { return nil }
         case .rename: guard r.conversationId != nil, r.text != nil else { return nil }
+        case .mute, .unmute: guard r.conversationId != nil else { return nil }
         }
         return OutboxEntry(
             kind: kind, localId: r.localId, conversationId: r.conversationId, to: r.to, text: r.text ?? "", queuedAt: r.at,
             status: .queued, attempts: min(max(r.attempts ?? 0, 0), Self.maxAttempts), target: r.target, emoji: r.emoji,
-            replyTo: r.replyTo, files: r.files ?? [], emails: r.emails ?? [], author: OutboxAuthor(r))
+            replyTo: r.replyTo, files: r.files ?? [], emails: r.emails ?? [], until: r.until, exceptMentions: r.exceptMentions ?? false,
+            author: OutboxAuthor(r))
     }
 
     /// Rewrites the file with only the messages not yet sent, each as one record, when
@@ -264,6 +266,8 @@ public struct Outbox: Sendable {
             queued.attempts = verdict ? max(0, e.attempts - 1) : e.attempts
             queued.files = e.files.isEmpty ? nil : e.files
             queued.emails = e.emails.isEmpty ? nil : e.emails
+            queued.until = e.until
+            queued.exceptMentions = e.exceptMentions ? true : nil
             e.author?.stamp(&queued)
             records.append(queued)
             if e.status == .failed {

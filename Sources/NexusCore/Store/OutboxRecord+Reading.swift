@@ -66,6 +66,10 @@ extension OutboxRecord: JSONLineReadable {
                 try seen.mark(18); record.authorEmail = try r.takeNull() ? nil : r.string()
             } else if r.key(key, is: "authorToken") {
                 try seen.mark(19); record.authorToken = try r.takeNull() ? nil : r.string()
+            } else if r.key(key, is: "until") {
+                try seen.mark(20); record.until = try r.takeNull() ? nil : r.timestamp()
+            } else if r.key(key, is: "exceptMentions") {
+                try seen.mark(21); record.exceptMentions = try r.takeNull() ? nil : r.bool()
             } else {
                 try r.skipValue()
             }

@@ -6,10 +6,12 @@ import Foundation
 
 /// What an outbox entry changes on the server: a new message, a change to a sent one
 /// (named by its conversation and seq), or a group's membership (add, remove, leave,
-/// rename). Every kind is queued, ordered and delivered alike.
+/// rename), or the account's mute of a conversation. Every kind is queued, ordered and
+/// delivered alike.
 public enum OutboxKind: String, Codable, Sendable {
     case send, edit, delete, react, unreact
     case add, remove, leave, rename
+    case mute, unmute
 
     /// The change a non-send kind asks for.
     public var change: MessageChange.Kind? {
@@ -19,7 +21,7 @@ public enum OutboxKind: String, Codable, Sendable {
         case .delete: .delete
         case .react: .react
         case .unreact: .unreact
-        case .add, .remove, .leave, .rename: nil
+        case .add, .remove, .leave, .rename, .mute, .unmute: nil
         }
     }
 }
@@ -77,6 +79,10 @@ struct OutboxRecord: Codable, Sendable, Equatable {
     /// On a `queued` record of an access token (`$NEXUS_TOKEN`) whose user is not known:
     /// the token's SHA-256, so only a command with the same token sends it.
     var authorToken: String?
+    /// On a queued mute: when it ends (nil: when unmuted).
+    public var until: Timestamp?
+    /// On a queued mute: a mention notifies all the same.
+    public var exceptMentions: Bool?
 
     public init(
         op: Op, localId: String, at: Timestamp, conversationId: Int64? = nil, to: String? = nil, text: String? = nil,
@@ -124,6 +130,9 @@ public struct OutboxEntry: Sendable, Equatable {
     public var files: [OutboxFile] = []
     /// An add or remove: the members' emails.
     public var emails: [String] = []
+    /// A mute: when it ends (nil: when unmuted), and whether a mention notifies all the same.
+    public var until: Timestamp? = nil
+    public var exceptMentions = false
     /// When its first failed try that may pass (a deferral) happened since it was queued or
     /// retried: the retry limit counts from here.
     var tryingSince: Timestamp? = nil

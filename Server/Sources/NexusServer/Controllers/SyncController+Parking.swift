@@ -28,12 +28,15 @@ extension SyncController {
         while !waiting.isEmpty {
             let seen = services.notifier.version(of: poll.viewer)
             let page: SharedFeedReads.Page
+            let mutes: MuteSnapshot?
             do {
                 // Removed (or left) while parked: the non-member's 404 now.
                 if let conversationId = poll.conversationId {
                     _ = try await services.members(of: conversationId, viewer: poll.viewer)
                 }
                 page = try await read(poll, version: seen)
+                // The same viewer's: one read for every poll of the key that asked.
+                mutes = try await self.mutes(for: waiting.first { $0.poll.askedMutes != nil }?.poll ?? poll)
             } catch {
                 let answer = Self.parkedAnswer(for: error)
                 ParkedPoll.answer(waiting.map { ($0, answer) })
@@ -50,7 +53,7 @@ extension SyncController {
                     answers.append((parked, Self.parkedAnswer(for: error)))
                     continue
                 }
-                switch reply(parked.poll, page: page) {
+                switch reply(parked.poll, page: page, mutes: parked.poll.askedMutes == nil ? nil : mutes) {
                 case .page:
                     if let shared { answers.append((parked, shared)) }
                 case .own(let response):

@@ -67,8 +67,11 @@ struct SyncController {
 
         // `presence=DIGEST` (empty at first): also report contacts' presence when it moved.
         let askedPresence = request.uri.queryParameters["presence"].map(String.init)
+        // `mutes=DIGEST` (empty at first): also report the viewer's mutes when they changed.
+        let askedMutes = request.uri.queryParameters["mutes"].map(String.init)
         if let last = try request.queryInt("last", in: 0...Int64(Limits.maxPageSize)) {
-            return try await lastPage(viewer: me.id, conversationId: conversationId, count: Int(last), askedPresence: askedPresence)
+            return try await lastPage(
+                viewer: me.id, conversationId: conversationId, count: Int(last), askedPresence: askedPresence, askedMutes: askedMutes)
         }
 
         let after = try request.queryInt("after", in: RequestNumbers.position) ?? 0
@@ -103,7 +106,7 @@ struct SyncController {
         let now = services.clock()
         let poll = Poll(
             viewer: me.id, conversationId: conversationId, after: after, check: check, askedPresence: askedPresence,
-            contacts: contacts, deadline: deadline(waiting: wait, until: caller.expiresAt),
+            contacts: contacts, askedMutes: askedMutes, deadline: deadline(waiting: wait, until: caller.expiresAt),
             started: answered.time(.init(viewer: me.id, conversationId: conversationId, cursor: after), now: now) ?? now,
             credential: credential)
         let loop = ServingLoops.resumable(context.channel?.eventLoop)
@@ -117,8 +120,9 @@ struct SyncController {
         }
         while true {
             let page = try await read(poll, version: seen)
+            let mutes = try await mutes(for: poll)
             try await services.checkStillValid(credential)
-            switch reply(poll, page: page) {
+            switch reply(poll, page: page, mutes: mutes) {
             case .page(let body): return Self.answer(body)
             case .own(let response): return try jsonResponse(response)
             case nil: break
@@ -147,6 +151,8 @@ struct SyncController {
         /// `presence=DIGEST`, and the contacts whose presence it covers.
         let askedPresence: String?
         let contacts: [User]
+        /// `mutes=DIGEST`: the viewer's mutes are reported when their digest differs.
+        let askedMutes: String?
         let deadline: ContinuousClock.Instant
         /// Typing announced since then is news: when the answer that gave this poll its cursor
         /// was made, else when the poll came.
@@ -181,7 +187,19 @@ struct SyncController {
         case own(SyncResponse)
     }
 
-    func reply(_ poll: Poll, page: SharedFeedReads.Page) -> Reply? {
+    /// The viewer's mutes and their digest, read when the poll asked for them.
+    func mutes(for poll: Poll) async throws -> MuteSnapshot? {
+        guard poll.askedMutes != nil else { return nil }
+        let mutes = try await services.stores.mutes.mutes(of: poll.viewer, now: services.clock())
+        return MuteSnapshot(mutes: mutes, digest: Mute.digest(of: mutes))
+    }
+
+    struct MuteSnapshot: Sendable {
+        var mutes: [Mute]
+        var digest: String
+    }
+
+    func reply(_ poll: Poll, page: SharedFeedReads.Page, mutes: MuteSnapshot?) -> Reply? {
         let events = page.events
         let now = services.clock()
         // Typing is news too: a poll answers early when someone starts typing.
@@ -189,19 +207,23 @@ struct SyncController {
             for: poll.viewer, conversationId: poll.conversationId, now: now, since: poll.started)
         let snapshot = poll.askedPresence.map { _ in services.presenceSnapshot(of: poll.contacts) }
         let presenceMoved = snapshot.map { $0.digest != poll.askedPresence } ?? false
+        let mutesMoved = mutes.map { $0.digest != poll.askedMutes } ?? false
         let timedOut = poll.deadline <= ContinuousClock.now
-        guard !events.isEmpty || freshTyping || presenceMoved || timedOut || services.notifier.isShutDown else { return nil }
+        guard !events.isEmpty || freshTyping || presenceMoved || mutesMoved || timedOut || services.notifier.isShutDown else { return nil }
         answered.note(.init(viewer: poll.viewer, conversationId: poll.conversationId, cursor: events.last?.id ?? poll.after), at: now)
-        if let body = page.body, typing.isEmpty, snapshot == nil { return .page(body) }
+        if let body = page.body, typing.isEmpty, snapshot == nil, mutes == nil { return .page(body) }
         return .own(SyncResponse(
             events: events, cursor: events.last?.id ?? poll.after,
             cursorCheck: events.isEmpty ? (poll.after > 0 ? poll.check : nil) : events.last?.check,
             typing: typing.isEmpty ? nil : typing,
-            presence: presenceMoved ? snapshot?.states : nil, presenceDigest: snapshot?.digest))
+            presence: presenceMoved ? snapshot?.states : nil, presenceDigest: snapshot?.digest,
+            mutes: mutesMoved ? mutes?.mutes : nil, mutesDigest: mutes?.digest))
     }
 
     /// The newest `count` message events and the feed's head (`last=N`).
-    private func lastPage(viewer: Int64, conversationId: Int64?, count: Int, askedPresence: String?) async throws -> Response {
+    private func lastPage(
+        viewer: Int64, conversationId: Int64?, count: Int, askedPresence: String?, askedMutes: String?
+    ) async throws -> Response {
         // It carries no typing: what is announced from now on is news to the next poll.
         let at = services.clock()
         let (events, head) = try await feed.lastMessageEvents(viewer: viewer, conversationId: conversationId, count: count)
@@ -212,6 +234,11 @@ struct SyncController {
             let snapshot = services.presenceSnapshot(of: try await contacts(of: viewer, conversationId: conversationId))
             if snapshot.digest != askedPresence { response.presence = snapshot.states }
             response.presenceDigest = snapshot.digest
+        }
+        if let askedMutes {
+            let mutes = try await services.stores.mutes.mutes(of: viewer, now: at)
+            response.mutesDigest = Mute.digest(of: mutes)
+            if response.mutesDigest != askedMutes { response.mutes = mutes }
         }
         return try jsonResponse(response)
     }

@@ -5,13 +5,15 @@ import Synchronization
 struct Commit: Sendable, Equatable {
     enum Kind: String, Sendable, CaseIterable {
         case message, edit, delete, reaction, membership, rename, receipt, conversation
+        /// The account's own mute of the conversation: seen by that account's devices only.
+        case mute
     }
 
     struct Change: Sendable, Equatable {
         var conversationId: Int64
         var kind: Kind
         /// The seq of the message or membership line the change is or changes, or the one
-        /// a receipt's watermark moved to; nil for a new conversation.
+        /// a receipt's watermark moved to; nil for a new conversation or a mute.
         var seq: Int64?
     }
 

@@ -49,7 +49,7 @@ final class PostgresDatabase: Database {
             changes: PostgresMessageChangeStore(db: db),
             receipts: PostgresReceiptStore(db: db), feed: PostgresFeedStore(db: db, conversations: conversations),
             tokens: PostgresTokenStore(db: db), hooks: PostgresHookStore(db: db), search: PostgresSearchStore(db: db), attachments: PostgresAttachmentStore(db: db),
-            presence: PostgresPresenceStore(db: db), bus: db)
+            mutes: PostgresMuteStore(db: db), presence: PostgresPresenceStore(db: db), bus: db)
     }
 
     private init(primary: PostgresPrimary, logger: Logger) {

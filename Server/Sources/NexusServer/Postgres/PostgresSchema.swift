@@ -276,6 +276,8 @@ enum PostgresSchema {
             )
             """,
         ],
+        // Mutes, on the member rows (MuteStore).
+        MuteRows.postgres,
     ]
 
     /// Events in (conversation, seq) order, with ids drawn only under the feed lock (see

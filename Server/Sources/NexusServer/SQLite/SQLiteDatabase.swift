@@ -98,7 +98,7 @@ final class SQLiteDatabase: Database {
             changes: SQLiteMessageChangeStore(db: db),
             receipts: SQLiteReceiptStore(db: db), feed: SQLiteFeedStore(db: db, conversations: conversations),
             tokens: SQLiteTokenStore(db: db), hooks: SQLiteHookStore(db: db), search: SQLiteSearchStore(db: db), attachments: SQLiteAttachmentStore(db: db, folder: blobFolder(path)),
-            presence: SQLitePresenceStore(), bus: nil)
+            mutes: SQLiteMuteStore(db: db), presence: SQLitePresenceStore(), bus: nil)
     }
 
     /// The blob folder beside the database file: `nexus.sqlite` keeps its files in

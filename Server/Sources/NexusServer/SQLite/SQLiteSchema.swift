@@ -307,5 +307,7 @@ enum SQLiteSchema {
             )
             """,
         ],
+        // Mutes, on the member rows (MuteStore).
+        MuteRows.sqlite,
     ]
 }

@@ -18,6 +18,7 @@ struct Stores: Sendable {
     let hooks: any HookStore
     let search: any SearchStore
     let attachments: any AttachmentStore
+    let mutes: any MuteStore
     let presence: any PresenceStore
     /// How replicas keep their memory in step; nil for a single process (SQLite).
     let bus: (any ClusterBus)?

@@ -47,6 +47,9 @@ struct AuthorizationMatrixTests {
         Endpoint(method: .post, path: "/v1/conversations/{c}/members/remove", body: #"{"localId":"matrix-remove","emails":["erin@example.com"]}"#, memberStatus: .created),
         Endpoint(method: .post, path: "/v1/conversations/{c}/leave", body: #"{"localId":"matrix-leave"}"#, memberStatus: .created),
         Endpoint(method: .post, path: "/v1/conversations/{c}/rename", body: #"{"localId":"matrix-rename","name":"Ops"}"#, memberStatus: .created),
+        // One's own mute of a conversation one is in.
+        Endpoint(method: .put, path: "/v1/conversations/{c}/mute", body: #"{}"#, memberStatus: .ok),
+        Endpoint(method: .delete, path: "/v1/conversations/{c}/mute", memberStatus: .ok),
     ]
 
     /// The whole matrix for one endpoint. The expired token and the revoked one belong to a

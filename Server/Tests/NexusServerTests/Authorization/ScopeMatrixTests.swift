@@ -92,6 +92,10 @@ struct ScopeMatrixTests {
             need: .all, conversational: true),
         Row(route: "POST /v1/conversations/{id}/rename", path: "/v1/conversations/{g}/rename", body: #"{"localId":"gn-{n}","name":"Ops"}"#,
             need: .all, conversational: true),
+        // A mute is the account's own setting, as a person keeps it.
+        Row(route: "PUT /v1/conversations/{id}/mute", path: "/v1/conversations/{c}/mute", body: #"{"exceptMentions":true}"#,
+            need: .all, conversational: true),
+        Row(route: "DELETE /v1/conversations/{id}/mute", path: "/v1/conversations/{c}/mute", need: .all, conversational: true),
     ]
 
     @Test func everyRouteHasARow() async throws {

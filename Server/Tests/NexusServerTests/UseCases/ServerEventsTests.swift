@@ -107,6 +107,17 @@ import Testing
                 #expect(answer.status == .created)
                 return group
             }
+            // A mute wakes only its account's own polls, and reaches no hook.
+            try await expectCommit(.mute, wakes: [bob.user.id], "mute") {
+                let answer = try await api.call(.put, "/v1/conversations/\(group)/mute", token: bob.token, json: MuteRequest())
+                #expect(answer.status == .ok)
+                return group
+            }
+            try await expectCommit(.mute, wakes: [bob.user.id], "unmute") {
+                let answer = try await api.call(.delete, "/v1/conversations/\(group)/mute", token: bob.token)
+                #expect(answer.status == .ok)
+                return group
+            }
             var hookPath = ""
             let hookResponse = try await api.call(.post, "/v1/hooks", token: alice.token, json: CreateHookRequest(conversationId: group))
             hookPath = try #require(try decode(CreateHookResponse.self, hookResponse).path)

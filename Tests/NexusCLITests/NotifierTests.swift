@@ -68,6 +68,18 @@ struct NotifierTests {
         #expect(Mentions.mention(of: Mentions.names(of: Self.me), in: "@carol.d: done"))
     }
 
+    /// `--notify=mentions`: direct messages, and group messages that name me; nothing else.
+    @Test func mentionsOnlyKeepsDirectMessagesAndMentions() {
+        var shown: [DesktopNotice] = []
+        let n = Notifier(hideText: false, onlyMentions: true, me: Self.me) { shown.append($0) }
+        n.take(Self.message(1, in: 2, text: "lunch?"), sender: "Bob", group: "Ops")
+        #expect(shown.isEmpty)
+        n.take(Self.message(2, in: 3, text: "@carol.d the deploy is yours"), sender: "Bob", group: "Ops")
+        n.take(Self.message(3, in: 1, text: "just us"), sender: "Alice", group: nil)
+        #expect(shown.map(\.body) == ["@carol.d the deploy is yours", "just us"])
+        #expect(Config.notifyWord("mentions") == "mentions")
+    }
+
     @Test func autoPicksTheTerminalsOwnThenTheDesktopThenTheBell() {
         #expect(NotifyMethod.auto(environment: ["KITTY_WINDOW_ID": "1"], hasNotifySend: true) == .osc99)
         #expect(NotifyMethod.auto(environment: ["TERM_PROGRAM": "iTerm.app"], hasNotifySend: true) == .osc9)

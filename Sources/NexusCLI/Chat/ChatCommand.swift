@@ -49,7 +49,8 @@ enum ChatCommand {
 
             --notify (or `notify = …` in the config) shows a notification for each message from
             someone else in a conversation that is not on screen, as `tail -f --notify` does
-            (=private leaves the text out; --notify-method chooses how). See docs/notifications.md.
+            (=private leaves the text out, =mentions keeps direct messages and mentions of you;
+            --notify-method chooses how; nothing from a muted conversation). See docs/notifications.md.
             """,
         options: [NotifySetup.notify, NotifySetup.method],
         arguments: 0...1,

@@ -68,12 +68,14 @@ enum TailCommand {
             --notify shows a notification for each message from someone else that arrives while
             following (never your own, never the backlog printed first): the sender (and the
             group) as its title, the text's first line as its body, escaped like every text
-            others wrote; --notify=private shows only "New message from Alice". At most one a
+            others wrote; --notify=private shows only "New message from Alice"; --notify=mentions
+            only direct messages and group messages that mention you (@alice). Nothing from a
+            muted conversation (`nexusctl mute`) notifies. At most one a
             conversation every 5 s: what comes meanwhile follows as one, with a count. How, by
             --notify-method: the terminal's own notifications (osc777, osc9, osc99; they travel
             over ssh), the desktop's (dbus, through notify-send), or the bell; auto picks the
             terminal's where it knows the terminal shows them, else the desktop's when a session
-            bus is there, else the bell. `notify = yes|private|no` and `notify-method = …` in
+            bus is there, else the bell. `notify = yes|private|mentions|no` and `notify-method = …` in
             the config set them for every `tail -f`. See docs/notifications.md.
             """,
         options: [follow, lines, exec, cursor, read, receipts, presence, NotifySetup.notify, NotifySetup.method],

@@ -9,6 +9,8 @@ final class Notifier {
 
     let show: (DesktopNotice) -> Void
     let hideText: Bool
+    /// `--notify=mentions`: only direct messages and messages that mention me.
+    let onlyMentions: Bool
     let me: Int64
     /// How a message names me (Mentions).
     let mentionNames: [String]
@@ -17,9 +19,10 @@ final class Notifier {
     private var lastShown: [Int64: Int64] = [:]
     private var held: [Int64: (message: Message, sender: String, group: String?, count: Int)] = [:]
 
-    init(hideText: Bool, me: User, show: @escaping (DesktopNotice) -> Void) {
+    init(hideText: Bool, onlyMentions: Bool = false, me: User, show: @escaping (DesktopNotice) -> Void) {
         self.show = show
         self.hideText = hideText
+        self.onlyMentions = onlyMentions
         self.me = me.id
         self.mentionNames = Mentions.names(of: me)
     }
@@ -32,9 +35,12 @@ final class Notifier {
     func take(_ message: Message, sender: String, group: String?, now: Timestamp = .now()) {
         guard message.senderId != me, message.membership == nil, message.deletedAt == nil else { return }
         let c = message.conversationId
+        let mentioned = Mentions.mention(of: mentionNames, in: message.text)
         if let mute = mutes[c], mute.holds(at: now) {
-            guard mute.exceptMentions, Mentions.mention(of: mentionNames, in: message.text) else { return }
+            guard mute.exceptMentions, mentioned else { return }
         }
+        // A direct message is to me by its nature; in a group only a mention is.
+        if onlyMentions, group != nil, !mentioned { return }
         if let h = held[c] {
             held[c] = (message, sender, group, h.count + 1)
         } else if let last = lastShown[c], now.milliseconds - last < Self.windowMs {

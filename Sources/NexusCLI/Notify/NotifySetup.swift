@@ -1,11 +1,11 @@
 import NexusCore
 
-/// `tail -f --notify[=private]` and `--notify-method`, or their settings in the config:
+/// `tail -f --notify[=private|mentions]` and `--notify-method`, or their settings in the config:
 /// the notifier they ask for, or nil.
 enum NotifySetup {
     static let notify = OptionalValue(
         "notify", "private", bare: "on",
-        help: "with -f, a notification for each message from someone else; =private leaves its text out (`notify = …` in the config)")
+        help: "with -f, a notification for each message from someone else; =private leaves its text out, =mentions keeps only direct messages and mentions of you (`notify = …` in the config)")
     static let method = Value(
         "notify-method", "METHOD", help: "how --notify shows it: auto (default), osc777, osc9 or osc99 (the terminal's own), dbus (notify-send), bell")
 
@@ -13,7 +13,7 @@ enum NotifySetup {
         let asked = context.invocation[notify]
         let given = asked ?? context.config.notify ?? "off"
         guard let word = Config.notifyWord(given) else {
-            throw .usage("--notify takes nothing, =private or =off; got '\(given)'")
+            throw .usage("--notify takes nothing, =private, =mentions or =off; got '\(given)'")
         }
         let methodName = context.invocation[method] ?? context.config.notifyMethod ?? "auto"
         guard methodName == "auto" || NotifyMethod(rawValue: methodName) != nil else {
@@ -31,7 +31,7 @@ enum NotifySetup {
             context.output.warn("no terminal to show notifications on (\(chosen.rawValue) writes to /dev/tty); none will be shown")
             return nil
         }
-        let notifier = Notifier(hideText: word == "private", me: me) { sink.show($0) }
+        let notifier = Notifier(hideText: word == "private", onlyMentions: word == "mentions", me: me) { sink.show($0) }
         // As last heard, until the server's answer says otherwise.
         notifier.follow(ConversationCache(profile: context.profile).mutes())
         return notifier

@@ -37,7 +37,7 @@ public struct Config: Sendable, Equatable {
     public var notify: String?
     /// How it notifies (like --notify-method).
     public var notifyMethod: String?
-    public static let notifyWords = ["on", "private", "off"]
+    public static let notifyWords = ["on", "private", "mentions", "off"]
 
     /// `word` as one of `notifyWords` (yes and true are "on", no and false "off"), or nil.
     public static func notifyWord(_ word: String) -> String? {
@@ -137,7 +137,7 @@ public struct Config: Sendable, Equatable {
                 config.retryLimitSeconds = seconds
             case "notify":
                 guard let word = notifyWord(value) else {
-                    throw ParseError(path: path, line: index + 1, reason: "'notify' takes yes, private or no, got '\(value)'")
+                    throw ParseError(path: path, line: index + 1, reason: "'notify' takes yes, private, mentions or no, got '\(value)'")
                 }
                 config.notify = word
             case "notify-method":

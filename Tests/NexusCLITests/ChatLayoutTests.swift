@@ -16,6 +16,21 @@ struct ChatLayoutTests {
         #expect(d.keys([0x1B]) == [.escape])
     }
 
+    /// A bracketed paste is one key however many reads it takes, its lines kept; Alt-Enter
+    /// is a new line; the wheel comes as SGR mouse reports, and other clicks are skipped.
+    @Test func pastesNewLinesAndTheWheel() {
+        var d = KeyDecoder()
+        let paste = Array("\u{1B}[200~line one\r\nline two\u{1B}[2".utf8)
+        #expect(d.keys(paste) == [])
+        #expect(d.keys(Array("01~x".utf8)) == [.paste("line one\r\nline two"), .text("x")])
+        var e = LineEditor()
+        _ = e.apply(.paste("a\r\nb\rc\u{1B}[2J\td"))
+        _ = e.apply(.newline)
+        #expect(e.text == "a\nb\nc[2J\td\n")
+        #expect(e.visible(width: 80).text == "a↵b↵c[2J d↵")
+        #expect(d.keys(Array("\u{1B}\r\u{1B}[<64;10;5M\u{1B}[<65;1;1M\u{1B}[<0;3;3M\u{1B}[<0;3;3m".utf8)) == [.newline, .wheelUp, .wheelDown])
+    }
+
     /// n in the list and Ctrl-N in a chat: the next one below with unread messages, round to
     /// the top, never the one you are in.
     @Test func theNextUnreadIsBelowThenRoundToTheTop() {

@@ -10,11 +10,6 @@ extension ChatLoop {
             chat.notice = output.paint("None of your messages is on screen to edit.", .dim)
             return
         }
-        // The line holds one line: editing it here would join the message's lines.
-        guard !mine.text.contains("\n") else {
-            chat.notice = output.paint(TerminalText("\(mine.reference) has more than one line: `nexusctl edit \(mine.reference) …` changes it."), .dim)
-            return
-        }
         editing = mine.reference
         editor = LineEditor(mine.text)
         chat.notice = output.paint(TerminalText("Editing \(mine.reference): Enter saves, Esc leaves it as it was."), .dim)
@@ -49,9 +44,9 @@ extension ChatLoop {
 }
 
 extension LineEditor {
-    /// A line holding `text`, the cursor at its end.
+    /// A line holding `text` (its lines too, shown ↵), the cursor at its end.
     init(_ text: String) {
         self.init()
-        _ = apply(.text(text))
+        _ = apply(.paste(text))
     }
 }

@@ -5,8 +5,8 @@ extension ChatLoop {
     func listKey(_ key: Key) {
         let count = model.locked { list.rows($0).count }
         switch key {
-        case .up: list.selected = max(0, list.selected - 1)
-        case .down: list.selected = min(max(0, count - 1), list.selected + 1)
+        case .up, .wheelUp: list.selected = max(0, list.selected - 1)
+        case .down, .wheelDown: list.selected = min(max(0, count - 1), list.selected + 1)
         case .enter:
             guard let id = model.locked({ m in list.rows(m).dropFirst(list.selected).first?.id }) else { return }
             open(id)
@@ -31,10 +31,24 @@ extension ChatLoop {
 
     func chatKey(_ key: Key) {
         let (rows, columns) = TTY.size
+        if chat.selected != nil, key != .wheelUp, key != .wheelDown { return selectKey(key) }
         switch key {
         case .escape where editing != nil: stopEditing()
         case .enter where editing != nil: saveEdit(editing!)
+        case .escape where lineAction != nil:
+            lineAction = nil
+            editor.clear()
+        case .enter where lineAction != nil:
+            if case .react(let seq) = lineAction! { react(to: seq) } else { send() }
         case .up where editor.isEmpty && editing == nil: startEditing()
+        case .tab where editing == nil && lineAction == nil: startSelecting()
+        case .control("p"): recallOlder()
+        case .down where recalled != nil: recallNewer()
+        case .wheelUp:
+            let hidden = model.locked { chat.hiddenAbove($0, rows: rows, columns: columns, output: output) }
+            chat.scroll += min(3, hidden)
+            if hidden <= 3 { worker.older() }
+        case .wheelDown: chat.scroll = max(0, chat.scroll - 3)
         case .escape:
             screen = .list
             model.locked { $0.openId = nil; $0.open = nil }
@@ -78,18 +92,23 @@ extension ChatLoop {
             chat.notice = output.paint(TerminalText("Not sent: \(problem). It is still on the line, to shorten."), .yellow)
             return
         }
+        var replyTo: Int64?
+        if case .reply(let seq) = lineAction { replyTo = seq }
         let queued: [OutboxEntry]
         do {
-            queued = try worker.sending.outbox.enqueue([(id, nil, text)])
+            queued = try worker.sending.outbox.enqueue([(id, nil, text)], replyTo: replyTo)
         } catch {
             model.change { m in m.pending.append(.init(localId: "", text: text, queuedAt: .now(), failure: "not queued: \(error)")) }
             return
         }
         editor.clear()
+        lineAction = nil
+        if sentLines.last != text { sentLines.append(text) }
+        recalled = nil
         lastTyping = 0
         chat.scroll = 0
         model.change { m in
-            for e in queued { m.pending.append(.init(localId: e.localId, text: e.text, queuedAt: e.queuedAt, failure: nil)) }
+            for e in queued { m.pending.append(.init(localId: e.localId, text: e.text, queuedAt: e.queuedAt, failure: nil, replyTo: replyTo)) }
         }
         worker.deliver(queued)
     }

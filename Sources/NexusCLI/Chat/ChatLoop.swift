@@ -18,6 +18,13 @@ final class ChatLoop: @unchecked Sendable {
     var lastTyping: Int64 = 0
     /// The message the line edits, after ↑ on an empty line.
     var editing: MessageReference?
+    /// A reply or a reaction the line is for (ChatLoop+Select).
+    var lineAction: LineAction?
+    /// What I sent in this chat, oldest first, for Ctrl-P; the line recalled, and the one
+    /// being written before it.
+    var sentLines: [String] = []
+    var recalled: Int?
+    var draft = ""
     /// The new-conversation screen's state, shared with the worker under the model's lock.
     var picker: ContactPicker?
     /// A lasting feed error (a revoked token), from the feed's thread, under the model's lock.
@@ -44,6 +51,9 @@ final class ChatLoop: @unchecked Sendable {
         chat.scroll = 0
         editor.clear()
         editing = nil
+        lineAction = nil
+        chat.selected = nil
+        recalled = nil
         worker.open(id)
     }
 

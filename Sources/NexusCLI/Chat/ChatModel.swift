@@ -36,6 +36,8 @@ final class ChatModel: @unchecked Sendable {
         var text: String
         var queuedAt: Timestamp
         var failure: String?
+        /// The seq of the message it answers.
+        var replyTo: Int64? = nil
     }
 
     init(me: Int64) {

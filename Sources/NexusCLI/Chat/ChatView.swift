@@ -6,6 +6,8 @@ import NexusCore
 struct ChatView {
     /// Rows scrolled up from the newest.
     var scroll = 0
+    /// The seq of the message chosen with Tab, marked ▶ (ChatLoop+Select).
+    var selected: Int64?
     /// Why the last line was not sent, over the footer until the next key: the line itself
     /// stays in the editor, so nothing written is lost.
     var notice: TerminalText?
@@ -43,8 +45,11 @@ struct ChatView {
     /// The notice, wrapped, and the footer: what sits between the messages and the editor.
     private func bottomRows(_ m: ChatModel, width: Int, output: Output) -> [TerminalText] {
         let said = notice.map { ScreenText.wrap($0, width: width) } ?? []
+        if selected != nil {
+            return said + [KeyHelp.footer(["↑↓ choose", "r reply", "e react", "Esc back"], width: width, output: output)]
+        }
         let retry = m.pending.contains { $0.failure != nil && !$0.localId.isEmpty } ? ["Ctrl-R retry"] : []
-        return said + [KeyHelp.footer(["Enter send"] + retry + ["↑ edit", "Esc list", "PgUp/PgDn scroll", "Ctrl-N next unread"], width: width, output: output)]
+        return said + [KeyHelp.footer(["Enter send"] + retry + ["↑ edit", "Esc list", "Tab choose", "PgUp/PgDn scroll", "Ctrl-N next unread"], width: width, output: output)]
     }
 
     /// The messages' rows, under "No more messages" once the oldest is loaded.
@@ -93,16 +98,34 @@ struct ChatView {
             let mine = message.senderId == m.me
             let name = mine ? "You" : group ? (m.people[message.senderId]?.shownName ?? "user \(message.senderId)") : nil
             let state = mine ? Self.state(m.book.status(of: message)) : nil
+            rows += quote(message.replyTo, in: m, mine: mine, width: width, output: output)
             rows += block(time: LocalTime.short(message.sentAt), name: name, body: MessageDecor.body(message, continuation: "│ ", output: output)
-                + MessageDecor.suffix(message, output: output), state: state, mine: mine, width: width, output: output)
+                + MessageDecor.suffix(message, output: output), state: state, mine: mine, chosen: message.seq == selected,
+                width: width, output: output)
         }
         for p in m.pending {
             dayLine(p.queuedAt)
             let state = p.failure.map { output.paint("✗ failed: " + TerminalText($0), .red) } ?? output.paint("sending…", .dim)
+            rows += quote(p.replyTo, in: m, mine: true, width: width, output: output)
             rows += block(time: LocalTime.short(p.queuedAt), name: "You", body: TerminalText.body(p.text, continuation: "│ "), state: state, mine: true, width: width, output: output)
         }
         return rows
     }
+
+    /// "↪ reply to 12/3 Alice: first line of the original", above a reply.
+    private func quote(_ seq: Int64?, in m: ChatModel, mine: Bool, width: Int, output: Output) -> [TerminalText] {
+        guard let seq, let id = m.openId else { return [] }
+        var reply = Message(id: 0, conversationId: id, seq: 0, senderId: 0, localId: "", text: "", sentAt: .now())
+        reply.replyTo = seq
+        let original = m.messages.first { $0.seq == seq }
+        guard let line = MessageDecor.quote(reply, original: original, name: { m.people[$0]?.shownName ?? "user \($0)" }, output: output)
+        else { return [] }
+        let pad = TerminalText.control(String(repeating: " ", count: Self.margin(mine: mine, width: width)))
+        return [ScreenText.clip(pad + line, width: width)]
+    }
+
+    /// How far mine stand in from the left.
+    private static func margin(mine: Bool, width: Int) -> Int { mine ? min(16, width / 4) : 0 }
 
     /// ✓ sent, ✓✓ delivered, ✓✓ Read, ✓✓ Read by 2/3.
     static func state(_ status: (status: String, label: String)?) -> TerminalText {
@@ -115,10 +138,11 @@ struct ChatView {
 
     /// One message: "10:02 Alice: text" wrapped; mine indented, so they stand apart.
     private func block(
-        time: String, name: String?, body: TerminalText, state: TerminalText?, mine: Bool, width: Int, output: Output
+        time: String, name: String?, body: TerminalText, state: TerminalText?, mine: Bool, chosen: Bool = false, width: Int,
+        output: Output
     ) -> [TerminalText] {
-        let margin = mine ? min(16, width / 4) : 0
-        var head = output.paint(TerminalText(stringLiteral: time), .dim) + " "
+        let margin = Self.margin(mine: mine, width: width)
+        var head = (chosen ? output.paint("▶ ", .cyan) : "") + output.paint(TerminalText(stringLiteral: time), .dim) + " "
         if let name { head += output.paint(TerminalText(name), .bold) + ": " }
         var rows: [TerminalText] = []
         for (i, part) in body.rendered.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -34,8 +34,9 @@ enum KeyHelp {
             return [("Chat", [
                 Entry(keys: "Enter", does: "send the line"),
                 Entry(keys: "↑", does: "on an empty line, edit my last message: Enter saves it, Esc leaves it"),
+                Entry(keys: "Tab", does: "choose a message (↑/↓, Esc): r replies to it, e reacts to it"),
                 Entry(keys: "Ctrl-R", does: "retry my failed messages shown here, as `retry` does"),
-                Entry(keys: "PgUp, PgDn", does: "scroll; PgUp at the top loads older messages"),
+                Entry(keys: "PgUp, PgDn, wheel", does: "scroll; at the top, older messages load"),
                 Entry(keys: "Ctrl-N", does: "the next conversation with unread messages"),
                 Entry(keys: "Esc", does: "back to the list"),
                 Entry(keys: "?", does: "these keys, on an empty line"),
@@ -46,6 +47,8 @@ enum KeyHelp {
                 Entry(keys: "Backspace, Delete", does: "delete a character"),
                 Entry(keys: "Ctrl-W", does: "delete the word before the cursor"),
                 Entry(keys: "Ctrl-U, Ctrl-K", does: "delete what is before, after the cursor"),
+                Entry(keys: "Alt-Enter", does: "a new line inside the message; a paste keeps its lines"),
+                Entry(keys: "Ctrl-P, then ↓", does: "what I sent before, and back"),
             ]), everywhere]
         case .picker:
             return [("New conversation", [

@@ -5,12 +5,21 @@ enum Key: Equatable {
     case up, down, left, right, home, end, pageUp, pageDown
     /// Ctrl and a letter ("c" for Ctrl-C).
     case control(Character)
+    /// A block the terminal pasted (bracketed paste), as it came: one message, not a line each.
+    case paste(String)
+    /// Alt-Enter: a new line inside the message.
+    case newline
+    /// The mouse wheel (SGR mouse reports).
+    case wheelUp, wheelDown
 }
 
 /// Turns the bytes of a raw terminal into keys: UTF-8 text (a character split across two
 /// reads waits for its rest) and the common xterm/VT sequences.
 struct KeyDecoder {
     private var pending: [UInt8] = []
+    /// Inside a bracketed paste: what came so far, until ESC [ 201 ~.
+    private var pasted: [UInt8]?
+    private static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
 
     /// The keys in `bytes` and what is left over from before. A lone ESC at the end of a
     /// read is the Escape key: a terminal sends a sequence in one write.
@@ -23,11 +32,30 @@ struct KeyDecoder {
             if !text.isEmpty { keys.append(.text(String(decoding: text, as: UTF8.self))); text.removeAll() }
         }
         while i < pending.count {
+            if pasted != nil {
+                // A paste runs to its end marker, however many reads it takes.
+                guard let end = Self.find(Self.pasteEnd, in: pending, from: i) else {
+                    let keep = max(i, pending.count - (Self.pasteEnd.count - 1))
+                    pasted! += pending[i..<keep]
+                    i = keep
+                    break
+                }
+                keys.append(.paste(String(decoding: pasted! + pending[i..<end], as: UTF8.self)))
+                pasted = nil
+                i = end + Self.pasteEnd.count
+                continue
+            }
             let b = pending[i]
+            if b == 0x1B, i + 1 < pending.count, pending[i + 1] == 0x0D || pending[i + 1] == 0x0A {
+                flushText()
+                keys.append(.newline)
+                i += 2
+                continue
+            }
             if b == 0x1B {
                 flushText()
                 guard let (key, length) = Self.sequence(pending, at: i) else { break }
-                if let key { keys.append(key) }
+                if key == .paste("") { pasted = [] } else if let key { keys.append(key) }
                 i += length
                 continue
             }
@@ -74,8 +102,21 @@ struct KeyDecoder {
         case (0x7E, "3"): key = .delete
         case (0x7E, "5"): key = .pageUp
         case (0x7E, "6"): key = .pageDown
+        // The start of a bracketed paste (its text follows).
+        case (0x7E, "200"): key = .paste("")
+        // SGR mouse: button 64 and 65 are the wheel; clicks are let through unused.
+        case (0x4D, let p) where p.hasPrefix("<64;"): key = .wheelUp
+        case (0x4D, let p) where p.hasPrefix("<65;"): key = .wheelDown
         default: key = nil
         }
         return (key, j - i + 1)
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count - start >= needle.count else { return nil }
+        for i in start...(bytes.count - needle.count) where bytes[i] == needle[0] && Array(bytes[i..<i + needle.count]) == needle {
+            return i
+        }
+        return nil
     }
 }

@@ -14,9 +14,12 @@ enum TTY {
     /// Set by SIGCONT: the process was stopped from outside, so raw mode must be set again.
     nonisolated(unsafe) static var continued: sig_atomic_t = 0
 
-    private static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J"
-    /// Colours off, the cursor shown, the normal screen back.
-    nonisolated(unsafe) private static let leaveSequence: UnsafeMutablePointer<CChar> = strdup("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")!
+    /// The alternate screen, bracketed paste (a pasted block comes as one) and the mouse's
+    /// wheel as SGR reports (Shift and drag still selects text in xterm-likes and tmux).
+    private static let enterSequence = "\u{1B}[?1049h\u{1B}[?2004h\u{1B}[?1000h\u{1B}[?1006h\u{1B}[?25l\u{1B}[H\u{1B}[2J"
+    /// Colours off, the cursor shown, mouse and paste modes off, the normal screen back.
+    nonisolated(unsafe) private static let leaveSequence: UnsafeMutablePointer<CChar> = strdup(
+        "\u{1B}[0m\u{1B}[?25h\u{1B}[?1006l\u{1B}[?1000l\u{1B}[?2004l\u{1B}[?1049l")!
 
     /// Saves the terminal's settings, then switches to raw mode and the alternate screen.
     static func start() throws(CLIError) {

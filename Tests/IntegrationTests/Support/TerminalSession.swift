@@ -113,6 +113,13 @@ final class TerminalSession {
 }
 
 extension TerminalSession {
+    /// Pastes `text` as a terminal does: bracketed (ESC [200~ … ESC [201~) when the program
+    /// asked for it, as a person's paste comes.
+    func paste(_ text: String) throws {
+        _ = try runTool("tmux", ["-S", socketPath, "set-buffer", "--", text])
+        _ = try runTool("tmux", ["-S", socketPath, "paste-buffer", "-p", "-d"])
+    }
+
     /// Copies every byte the pane's programs write to its terminal into `path`, escape
     /// sequences and all (capture-pane shows the screen they leave, not the sequences).
     func record(to path: String) throws {

@@ -49,7 +49,7 @@ struct ChatKeysTests {
         tty.send("q")
         #expect(tty.wait { s in s.first == "Conversations" && s.contains { $0.hasPrefix("> ") && $0.contains("Bob") } }, "\(tty.screen)")
         tty.send("Enter")
-        #expect(tty.wait { s in s.first?.hasPrefix("Bob") == true && s.count > 1 && s[s.count - 2] == "Enter send · ↑ edit · Esc list · PgUp/PgDn scroll · Ctrl-N next unread · ? keys" }, "\(tty.screen)")
+        #expect(tty.wait { s in s.first?.hasPrefix("Bob") == true && s.count > 1 && s[s.count - 2] == "Enter send · ↑ edit · Esc list · Tab choose · PgUp/PgDn scroll · Ctrl-N next unread · ? keys" }, "\(tty.screen)")
         // On an empty line ? is the keys; Esc goes back, and the line is still empty.
         tty.send("?")
         #expect(tty.wait { s in s.first == "Keys" && s.contains { $0.hasPrefix("  Ctrl-W") } && s.contains { $0.hasPrefix("  PgUp, PgDn") } }, "\(tty.screen)")

@@ -2,7 +2,7 @@ import NexusCore
 
 /// Tab picks a message on screen (↑/↓ move, Esc leaves); then r replies to it and e reacts
 /// to it, both written in the line and sent through the outbox like `send --reply-to` and
-/// `react`. Ctrl-P brings back what I sent before, ↓ goes forward again.
+/// `react`, and s saves its files (ChatWorker+Files). Ctrl-P brings back what I sent before, ↓ goes forward again.
 extension ChatLoop {
     /// What Enter does with the line, besides sending it.
     enum LineAction: Equatable {
@@ -23,6 +23,9 @@ extension ChatLoop {
         case .down, .text("j"): chat.selected = messages[min(messages.count - 1, index + 1)].seq
         case .text("r"): begin(.reply(seq), messages[index])
         case .text("e"), .text("+"): begin(.react(seq), messages[index])
+        case .text("s"):
+            chat.selected = nil
+            worker.save(messages[index])
         case .escape, .tab: chat.selected = nil
         case .text("?"): showingKeys = true
         default: break

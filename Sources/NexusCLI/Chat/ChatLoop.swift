@@ -95,6 +95,7 @@ final class ChatLoop: @unchecked Sendable {
         if key == .control("z") { TTY.suspend(); return }
         if key == .control("l") { TTY.write("\u{1B}[2J"); return }
         chat.notice = nil
+        model.locked { $0.notice = nil }
         if showingKeys { showingKeys = false; return }
         switch screen {
         case .list: listKey(key)

@@ -14,6 +14,8 @@ final class ChatModel: @unchecked Sendable {
     /// The conversation list, as `convos` orders it, and the people in it.
     var list: [ConversationSummary] = []
     var people: [Int64: User] = [:]
+    /// What the worker has to say on the chat screen (a file saved), until the next key.
+    var notice: String?
     /// The account's mutes, as last heard (shown 🔕 in the list).
     var mutes: [Int64: Mute] = [:]
     /// The server that can't be reached, while it can't.

@@ -44,9 +44,9 @@ struct ChatView {
 
     /// The notice, wrapped, and the footer: what sits between the messages and the editor.
     private func bottomRows(_ m: ChatModel, width: Int, output: Output) -> [TerminalText] {
-        let said = notice.map { ScreenText.wrap($0, width: width) } ?? []
+        let said = (notice ?? m.notice.map { output.paint(TerminalText($0), .dim) }).map { ScreenText.wrap($0, width: width) } ?? []
         if selected != nil {
-            return said + [KeyHelp.footer(["↑↓ choose", "r reply", "e react", "Esc back"], width: width, output: output)]
+            return said + [KeyHelp.footer(["↑↓ choose", "r reply", "e react", "s save files", "Esc back"], width: width, output: output)]
         }
         let retry = m.pending.contains { $0.failure != nil && !$0.localId.isEmpty } ? ["Ctrl-R retry"] : []
         return said + [KeyHelp.footer(["Enter send"] + retry + ["↑ edit", "Esc list", "Tab choose", "PgUp/PgDn scroll", "Ctrl-N next unread"], width: width, output: output)]

@@ -34,7 +34,7 @@ enum KeyHelp {
             return [("Chat", [
                 Entry(keys: "Enter", does: "send the line"),
                 Entry(keys: "↑", does: "on an empty line, edit my last message: Enter saves it, Esc leaves it"),
-                Entry(keys: "Tab", does: "choose a message (↑/↓, Esc): r replies to it, e reacts to it"),
+                Entry(keys: "Tab", does: "choose a message (↑/↓, Esc): r replies, e reacts, s saves its files here"),
                 Entry(keys: "Ctrl-R", does: "retry my failed messages shown here, as `retry` does"),
                 Entry(keys: "PgUp, PgDn, wheel", does: "scroll; at the top, older messages load"),
                 Entry(keys: "Ctrl-N", does: "the next conversation with unread messages"),

@@ -68,6 +68,29 @@ struct ChatWritingTests {
         #expect(tty.wait { $0.last == "> draft" }, "the line being written comes back: \(tty.screen)")
     }
 
+    /// s on a chosen message saves its files where chat runs, through download's checks:
+    /// a file already there is left alone and said so.
+    @Test func sSavesTheChosenMessagesFiles() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        let folder = try makeTempDir("chat-files")
+        let file = try makeTempDir("sent") + "/report.txt"
+        try "disk at 97%\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try bob.run(["send", alice.email, "--file", file, "tonight's report"]).code == 0)
+        let tty = try TerminalSession(
+            alice, shell: "cd " + TerminalSession.quoted(folder) + " && " + TerminalSession.command(["chat", bob.email]) + "; exec sleep 3600")
+        defer { tty.close() }
+        #expect(tty.wait { s in s.contains { $0.contains("tonight's report") } && s.last == ">" }, "\(tty.screen)")
+        tty.send("Tab")
+        tty.send("s")
+        #expect(tty.wait { s in s.contains { $0.contains("Saved report.txt (12 B).") } }, "\(tty.screen)")
+        #expect((try? String(contentsOfFile: folder + "/report.txt", encoding: .utf8)) == "disk at 97%\n")
+        tty.send("Tab")
+        tty.send("s")
+        #expect(tty.wait { s in s.contains { $0.contains("report.txt exists; nothing was written") } }, "\(tty.screen)")
+    }
+
     @Test func theWheelScrollsAndLoadsOlderMessages() throws {
         let server = try TestServer()
         defer { server.stop() }

@@ -2,10 +2,12 @@ import Foundation
 import Testing
 
 /// `chat` gives the terminal back as it found it: `stty -a` reads the same before it and
-/// after it, whether it was quit or ended by SIGTERM or SIGHUP.
+/// after it, whether it was quit (also after its server was killed under it) or ended by
+/// SIGTERM, SIGHUP, SIGINT or a crash's SIGABRT.
 @Suite(.harness)
 struct ChatTerminalTests {
-    @Test(arguments: [0, SIGTERM, SIGHUP])
+    /// -1: nexusd is killed mid-session, then q.
+    @Test(arguments: [0, SIGTERM, SIGHUP, SIGINT, SIGABRT, -1])
     func theTerminalIsRestored(signal: Int32) throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -16,20 +18,50 @@ struct ChatTerminalTests {
         let tty = try TerminalSession(alice, shell: shell)
         defer { tty.close() }
         #expect(tty.wait { $0.first?.hasPrefix("Conversations") == true }, "\(tty.screen)")
-        if signal == 0 {
+        if signal == -1 {
+            server.kill9()
+            tty.send("Tab")
+            #expect(tty.wait { s in s.contains { $0.contains("offline") || $0.hasPrefix("Conversations") } }, "\(tty.screen)")
+            tty.send("q")
+        } else if signal == 0 {
             tty.send("q")
         } else {
             let pid = try #require(tty.childPid)
             kill(pid, signal)
         }
         let code = tty.exitCode()
-        #expect(code == (signal == 0 ? 0 : 128 + signal), "\(tty.screen)")
+        #expect(code == (signal <= 0 ? 0 : 128 + signal), "\(tty.screen)")
         #expect(tty.wait { _ in FileManager.default.fileExists(atPath: "\(dir)/after") })
         let before = try String(contentsOfFile: "\(dir)/before", encoding: .utf8)
         let after = try String(contentsOfFile: "\(dir)/after", encoding: .utf8)
         #expect(!before.isEmpty && before == after, "before:\n\(before)\nafter:\n\(after)")
         // The normal screen is back: the shell's own line shows, the list is gone.
         #expect(!tty.screen.contains { $0.hasPrefix("Conversations") }, "\(tty.screen)")
+    }
+}
+
+/// NO_COLOR: not one colour or weight, only the resets each row ends with; without it,
+/// names are bold.
+@Suite(.harness)
+struct ChatColourTests {
+    @Test func noColorMeansNoColour() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        var (alice, bob) = try server.pair()
+        #expect(try bob.run(["send", alice.email, "hello"]).code == 0)
+        for noColor in [true, false] {
+            alice.noColor = noColor
+            let raw = try makeTempDir("colour") + "/pane"
+            let tty = try TerminalSession(alice, ["chat", bob.email])
+            defer { tty.close() }
+            try tty.record(to: raw)
+            tty.send("C-l")
+            #expect(tty.wait { s in s.contains { $0.hasSuffix(" hello") } }, "\(tty.screen)")
+            let written = (try? String(contentsOfFile: raw, encoding: .utf8)) ?? ""
+            let styled = ["\u{1B}[1m", "\u{1B}[2m", "\u{1B}[31m", "\u{1B}[32m", "\u{1B}[33m", "\u{1B}[36m"].filter(written.contains)
+            #expect(noColor ? styled.isEmpty : styled.contains("\u{1B}[1m"), "NO_COLOR \(noColor): \(styled)")
+            tty.close()
+        }
     }
 }
 

@@ -68,7 +68,7 @@ let (bobAPI, bob, bobHome) = makeUser("bob")
 let conversation = try! aliceAPI.openDirect(with: bob.email).conversation.id
 _ = bobAPI
 
-// NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist, tails) runs just that part, e.g. for profiling;
+// NEXUS_BENCH_ONLY=throughput (or commands, outbox, indexcost, history, search, convos, replicas, changes, attachments, stream, dist, tails, chat) runs just that part, e.g. for profiling;
 // NEXUS_BENCH_ONLY=https runs the HTTPS rows with the plain ones they are compared with;
 // NEXUS_BENCH_ONLY=synchronous the synchronous-replication rows (Tests/scripts/failover-bench.sh).
 // NEXUS_BENCH_NEXUSD_BEFORE=<nexusd> (an older build) takes turns with this one in the throughput rows (Throughput.swift)
@@ -233,6 +233,11 @@ if let postgres = ProcessInfo.processInfo.environment["NEXUS_TEST_POSTGRES"], ru
 // MARK: webhooks (Webhooks.swift; NEXUS_BENCH_ONLY=webhooks for these alone)
 
 if runs("webhooks") { webhookMeasures() }
+
+// MARK: nexusctl chat in a pseudo-terminal (Chat.swift; NEXUS_BENCH_ONLY=chat)
+if runs("chat") {
+    chatMeasures()
+}
 
 // MARK: 10,000 live tails (LiveTails.swift; NEXUS_BENCH_ONLY=tails)
 if runs("tails") { liveTailsMeasures() }

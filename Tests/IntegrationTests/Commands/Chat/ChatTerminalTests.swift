@@ -40,6 +40,40 @@ struct ChatTerminalTests {
     }
 }
 
+/// A chat killed with kill -9 while its message waits offline loses nothing: the message
+/// is in the outbox, a later flush delivers it once, and the next chat shows it once.
+@Suite(.harness)
+struct ChatKillTests {
+    @Test func aMessageWrittenOfflineOutlivesAKillAndGoesOnce() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        #expect(try bob.run(["send", alice.email, "hi alice"]).code == 0)
+        let port = server.port
+        let tty = try TerminalSession(alice, ["chat", bob.email])
+        defer { tty.close() }
+        #expect(tty.wait { s in s.contains { $0.contains("hi alice") } && s.last == ">" }, "\(tty.screen)")
+        server.stop()
+        tty.send("kept through a kill", literal: true)
+        tty.send("Enter")
+        #expect(tty.wait { s in s.contains { $0.contains("You: kept through a kill  sending…") } }, "\(tty.screen)")
+        let pid = try #require(tty.childPid)
+        kill(pid, SIGKILL)
+        #expect(tty.exitCode() == 128 + SIGKILL, "\(tty.screen)")
+        #expect(try alice.outboxEntries().map(\.text) == ["kept through a kill"])
+
+        let back = try TestServer(directory: server.directory, port: port)
+        defer { back.stop() }
+        #expect(try alice.run(["queue", "flush", "--now"]).code == 0)
+        #expect(try alice.run(["queue", "flush", "--now"]).code == 0, "a second flush has nothing to send")
+        #expect(try bob.serverMessages().map(\.text) == ["hi alice", "kept through a kill"])
+        let again = try TerminalSession(alice, ["chat", bob.email])
+        defer { again.close() }
+        #expect(again.wait { s in s.contains { $0.hasSuffix("You: kept through a kill  ✓") } }, "\(again.screen)")
+        #expect(again.screen.filter { $0.contains("kept through a kill") }.count == 1, "shown once: \(again.screen)")
+    }
+}
+
 /// NO_COLOR: not one colour or weight, only the resets each row ends with; without it,
 /// names are bold.
 @Suite(.harness)

@@ -27,6 +27,12 @@ struct ConversationsReadingTests {
         Self.check.readsByHand(Self.list(Self.summary(), users: "[]"))
     }
 
+    /// The account's mutes beside the list, with an end and without one.
+    @Test func readsTheMutes() {
+        Self.check.readsByHand(#"{"conversations":[\#(Self.summary())],"users":[],"mutes":[{"conversationId":3,"until":\#(Self.t),"exceptMentions":true},{"conversationId":4,"exceptMentions":false}]}"#)
+        Self.check.readsByHand(#"{"conversations":[],"users":[],"mutes":[]}"#)
+    }
+
     @Test func ignoresUnknownFieldsOfAnyShape() {
         let unknown = #","future":{"a":[1,-2,{"b":null}],"c":"\u00e9\n","d":true,"e":false},"later":[],"n":0"#
         Self.check.readsByHand(#"{"conversations":[\#(Self.summary(unknown))],"users":[],"version":"2"}"#)
@@ -112,6 +118,7 @@ struct ConversationsReadingTests {
         #expect(Mirror(reflecting: User(id: 1, email: "", displayName: "")).children.map(\.label) == ["id", "email", "displayName", "online", "lastSeenAt", "bot", "createdAt", "picture"])
         let p = UserPicture(url: "", name: "", size: 0, type: "", sha256: "")
         #expect(Mirror(reflecting: p).children.map(\.label) == ["url", "name", "size", "type", "sha256"])
-        #expect(Mirror(reflecting: ConversationsResponse(conversations: [], users: [])).children.map(\.label) == ["conversations", "users"])
+        #expect(Mirror(reflecting: ConversationsResponse(conversations: [], users: [])).children.map(\.label) == ["conversations", "users", "mutes"])
+        #expect(Mirror(reflecting: Mute(conversationId: 1)).children.map(\.label) == ["conversationId", "until", "exceptMentions"])
     }
 }

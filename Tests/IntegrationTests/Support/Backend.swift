@@ -88,6 +88,7 @@ extension Backend {
             END;
             """,
         16: "DROP TABLE user_pictures;",
+        17: "DROP INDEX members_muted; ALTER TABLE members DROP COLUMN mute_except_mentions; ALTER TABLE members DROP COLUMN muted_until;",
     ]
 
     /// Undoes the SQLite migrations after `version` that `sqliteUndo` knows, and forgets them

@@ -74,6 +74,24 @@ struct ChatKillTests {
     }
 }
 
+/// Started while nexusd is away, chat lists and opens what the cache holds, under the banner.
+@Suite(.harness)
+struct ChatOfflineTests {
+    @Test func cachedConversationsOpenWithTheServerAway() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (alice, bob) = try server.pair()
+        #expect(try bob.run(["send", alice.email, "from the cache"]).code == 0)
+        #expect(try alice.run(["history", bob.email]).code == 0)
+        server.stop()
+        let tty = try TerminalSession(alice, ["chat"])
+        defer { tty.close() }
+        #expect(tty.wait { s in s.contains { $0.contains("Bob") } && s.contains { $0.contains("offline — ") } }, "\(tty.screen)")
+        tty.send("Enter")
+        #expect(tty.wait { s in s.first?.hasPrefix("Bob") == true && s.contains { $0.hasSuffix(" from the cache") } }, "\(tty.screen)")
+    }
+}
+
 /// NO_COLOR: not one colour or weight, only the resets each row ends with; without it,
 /// names are bold.
 @Suite(.harness)

@@ -64,13 +64,13 @@ struct MuteTests {
         // Committed after the mute: the tail has the mute by the time it has these.
         #expect(try bob.run(["send", alice.email, "quiet please"]).code == 0)
         #expect(try carol.run(["send", alice.email, "still loud"]).code == 0)
-        #expect(waitFor { self.written(raw).contains("\u{1B}]777;notify;Carol;still loud\u{1B}\\") }, "\(written(raw).debugDescription)")
+        #expect(waitFor { written(raw).contains("\u{1B}]777;notify;Carol;still loud\u{1B}\\") }, "\(written(raw).debugDescription)")
         #expect(tty.wait { s in s.contains { $0.contains("quiet please") } }, "\(tty.screen)")
         #expect(!written(raw).contains(";Bob;"), "a muted conversation notified: \(written(raw).debugDescription)")
 
         #expect(try phone.run(["unmute", bob.email]).code == 0)
         #expect(try bob.run(["send", alice.email, "back"]).code == 0)
-        #expect(waitFor { self.written(raw).contains("\u{1B}]777;notify;Bob;back\u{1B}\\") }, "\(written(raw).debugDescription)")
+        #expect(waitFor { written(raw).contains("\u{1B}]777;notify;Bob;back\u{1B}\\") }, "\(written(raw).debugDescription)")
     }
 
     /// chat's list marks a muted conversation, and follows a mute made elsewhere while open.
@@ -88,16 +88,5 @@ struct MuteTests {
         #expect(tty.wait { s in s.contains { $0.contains("Bob 🔕") } }, "\(tty.screen)")
         #expect(try alice.run(["unmute", carol.email]).code == 0)
         #expect(tty.wait { s in s.contains { $0.contains("Carol") && !$0.contains("🔕") } }, "\(tty.screen)")
-    }
-
-    private func written(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-
-    private func waitFor(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return condition()
     }
 }

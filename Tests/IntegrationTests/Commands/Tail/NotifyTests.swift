@@ -6,9 +6,6 @@ import Testing
 /// notify-send to a notification service on a private session bus.
 @Suite(.harness)
 struct NotifyTests {
-    /// What the pane's programs wrote, as text.
-    private func written(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-
     private func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
     @Test func theTerminalsOwnSequenceOncePerMessageAndABurstAsOne() throws {
@@ -24,13 +21,13 @@ struct NotifyTests {
         #expect(try alice.run(["send", bob.email, "mine"]).code == 0)
         // The text's own escape sequence is shown, not obeyed; only its first line is the body.
         #expect(try bob.run(["send", alice.email, "first \u{1B}]0;evil\u{07}\nsecond line"]).code == 0)
-        #expect(waitFor { self.written(raw).contains("\u{1B}]777;notify;Bob;first \\e]0;evil\\a\u{1B}\\") }, "\(written(raw).debugDescription)")
+        #expect(waitFor { written(raw).contains("\u{1B}]777;notify;Bob;first \\e]0;evil\\a\u{1B}\\") }, "\(written(raw).debugDescription)")
         // Two more within 5 s of the first: held, then one notice with the count.
         #expect(try bob.run(["send", alice.email, "two"]).code == 0)
         #expect(try bob.run(["send", alice.email, "three"]).code == 0)
         #expect(tty.wait { s in s.contains { $0.contains("three") } }, "\(tty.screen)")
         #expect(count("\u{1B}]777;", in: written(raw)) == 1, "\(written(raw).debugDescription)")
-        #expect(waitFor(timeout: 15) { self.written(raw).contains("\u{1B}]777;notify;Bob;three (+1 more)\u{1B}\\") }, "\(written(raw).debugDescription)")
+        #expect(waitFor(timeout: 15) { written(raw).contains("\u{1B}]777;notify;Bob;three (+1 more)\u{1B}\\") }, "\(written(raw).debugDescription)")
         let all = written(raw)
         #expect(count("\u{1B}]777;", in: all) == 2, "\(all.debugDescription)")
         #expect(!all.contains("before the tail\u{1B}\\") && !all.contains(";mine"), "\(all.debugDescription)")
@@ -47,7 +44,7 @@ struct NotifyTests {
         try tty.record(to: raw)
         #expect(tty.wait { s in s.contains { $0.contains("hello") } }, "\(tty.screen)")
         #expect(try bob.run(["send", alice.email, "the code is 4711"]).code == 0)
-        #expect(waitFor { self.written(raw).contains("\u{1B}]9;Nexus: New message from Bob\u{1B}\\") }, "\(written(raw).debugDescription)")
+        #expect(waitFor { written(raw).contains("\u{1B}]9;Nexus: New message from Bob\u{1B}\\") }, "\(written(raw).debugDescription)")
         #expect(!written(raw).contains("\u{1B}]9;Nexus: the code"))
 
         let bell = try TerminalSession(bob, ["tail", "-f", "--notify", "--notify-method", "bell"])
@@ -56,7 +53,7 @@ struct NotifyTests {
         try bell.record(to: rang)
         #expect(bell.wait { s in s.contains { $0.contains("the code is 4711") } }, "\(bell.screen)")
         #expect(try alice.run(["send", bob.email, "ding"]).code == 0)
-        #expect(waitFor { self.count("\u{07}", in: self.written(rang)) == 1 }, "\(written(rang).debugDescription)")
+        #expect(waitFor { self.count("\u{07}", in: written(rang)) == 1 }, "\(written(rang).debugDescription)")
         #expect(try bob.run(["send", alice.email, "my own"]).code == 0)
         #expect(bell.wait { s in s.contains { $0.contains("my own") } }, "\(bell.screen)")
         #expect(count("\u{07}", in: written(rang)) == 1, "\(written(rang).debugDescription)")
@@ -76,7 +73,7 @@ struct NotifyTests {
         #expect(try bob.run(["send", alice.email, "on screen"]).code == 0)
         #expect(tty.wait { s in s.contains { $0.hasSuffix(" on screen") } }, "\(tty.screen)")
         #expect(try carol.run(["send", alice.email, "elsewhere"]).code == 0)
-        #expect(waitFor { self.written(raw).contains("\u{1B}]777;notify;Carol;elsewhere\u{1B}\\") }, "\(written(raw).debugDescription)")
+        #expect(waitFor { written(raw).contains("\u{1B}]777;notify;Carol;elsewhere\u{1B}\\") }, "\(written(raw).debugDescription)")
         #expect(count("\u{1B}]777;", in: written(raw)) == 1, "\(written(raw).debugDescription)")
     }
 
@@ -114,14 +111,4 @@ struct NotifyTests {
         #expect(notices.wait(timeout: 15) { $0.contains { $0.contains("\"summary\": \"Bob\"") && $0.contains("\"body\": \"deploy done\"") } }, "\(notices.text) \(err.text)")
         #expect(notices.lines.filter { $0.hasPrefix("{") }.count == 1, "\(notices.text)")
     }
-}
-
-/// Waits (looking every 50 ms) until `condition` holds; false on timeout.
-private func waitFor(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.05)
-    }
-    return condition()
 }

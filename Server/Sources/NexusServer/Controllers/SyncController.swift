@@ -190,7 +190,11 @@ struct SyncController {
     /// The viewer's mutes and their digest, read when the poll asked for them.
     func mutes(for poll: Poll) async throws -> MuteSnapshot? {
         guard poll.askedMutes != nil else { return nil }
-        let mutes = try await services.stores.mutes.mutes(of: poll.viewer, now: services.clock())
+        return try await muteSnapshot(of: poll.viewer)
+    }
+
+    private func muteSnapshot(of viewer: Int64) async throws -> MuteSnapshot {
+        let mutes = try await services.stores.mutes.mutes(of: viewer, now: services.clock())
         return MuteSnapshot(mutes: mutes, digest: Mute.digest(of: mutes))
     }
 
@@ -236,9 +240,9 @@ struct SyncController {
             response.presenceDigest = snapshot.digest
         }
         if let askedMutes {
-            let mutes = try await services.stores.mutes.mutes(of: viewer, now: at)
-            response.mutesDigest = Mute.digest(of: mutes)
-            if response.mutesDigest != askedMutes { response.mutes = mutes }
+            let snapshot = try await muteSnapshot(of: viewer)
+            response.mutesDigest = snapshot.digest
+            if snapshot.digest != askedMutes { response.mutes = snapshot.mutes }
         }
         return try jsonResponse(response)
     }

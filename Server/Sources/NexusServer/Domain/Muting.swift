@@ -20,7 +20,7 @@ struct Muting {
             }
         }
         let mute = Mute(conversationId: id, until: body.until, exceptMentions: body.exceptMentions ?? false)
-        guard let changed = try await services.stores.mutes.mute(mute, userId: caller.user.id) else { throw APIError.conversationNotFound }
+        guard let changed = try await services.stores.mutes.mute(mute, userId: caller.user.id, now: now) else { throw APIError.conversationNotFound }
         if changed { await published(id, caller: caller) }
         return MuteResponse(conversationId: id, mute: mute, changed: changed)
     }

@@ -190,6 +190,14 @@ final class PostgresDatabase: Database {
         }
     }
 
+    /// Tells the other replicas to wake these users' polls; PostgreSQL delivers the notes
+    /// at commit.
+    func notifyWake(_ users: [Int64], on c: PostgresConnection) async throws {
+        for payload in ClusterNote.wakePayloads(origin: origin, users: users) {
+            try await c.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+        }
+    }
+
     func migrate() async throws {
         // No deadline: a migration takes as long as it takes, and replicas wait their turn.
         let applied = try await transaction(deadline: nil) { [logger] c in

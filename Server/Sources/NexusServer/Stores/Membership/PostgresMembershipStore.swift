@@ -59,11 +59,10 @@ struct PostgresMembershipStore: MembershipStore {
         ).collect().first else { throw StoreError.inconsistent("membership event") }
         // Before the feed's note, so the other replicas wake by the new members; and those
         // who left wake there too, their polls of the group to be refused.
-        var notes = ClusterNote.members(conversationIds: [id]).payload(origin: db.origin).map { [$0] } ?? []
-        if change.kind == .removed || change.kind == .left { notes += ClusterNote.wakePayloads(origin: db.origin, users: ids + bots) }
-        for payload in notes {
-            try await c.query("SELECT pg_notify(\(PostgresDatabase.channel), \(payload))", logger: logger)
+        if let note = ClusterNote.members(conversationIds: [id]).payload(origin: db.origin) {
+            try await c.query("SELECT pg_notify(\(PostgresDatabase.channel), \(note))", logger: logger)
         }
+        if change.kind == .removed || change.kind == .left { try await db.notifyWake(ids + bots, on: c) }
         try await db.notifyFeedsMoved([id], on: c)
         let after = change.kind == .added ? before + ids : before.filter { !ids.contains($0) && !bots.contains($0) }
         return .created(try Rows.message(row.makeRandomAccess()), before: before, after: after)

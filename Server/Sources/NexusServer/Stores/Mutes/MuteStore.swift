@@ -4,9 +4,9 @@ import NexusWire
 /// reading one costs no join. `muted_until` is NULL when not muted, and `MuteRows.forever`
 /// for a mute without an end.
 protocol MuteStore: Sendable {
-    /// Sets the member's mute; false when it was already so. Nil when `userId` is not a
-    /// member of the conversation.
-    func mute(_ mute: Mute, userId: Int64) async throws -> Bool?
+    /// Sets the member's mute; false when it was already so (a mute ended by `now` is
+    /// none). Nil when `userId` is not a member of the conversation.
+    func mute(_ mute: Mute, userId: Int64, now: Timestamp) async throws -> Bool?
     /// Ends the member's mute; false when there was none in force. Nil when not a member.
     func unmute(conversationId: Int64, userId: Int64, now: Timestamp) async throws -> Bool?
     /// The user's mutes in force at `now`, by conversation.

@@ -6,9 +6,8 @@ import PostgresNIO
 struct PostgresMuteStore: MuteStore {
     let db: PostgresDatabase
 
-    func mute(_ mute: Mute, userId: Int64) async throws -> Bool? {
-        let now = Timestamp.now()
-        return try await db.transaction { [db] c in
+    func mute(_ mute: Mute, userId: Int64, now: Timestamp) async throws -> Bool? {
+        try await db.transaction { [db] c in
             guard let row = try await c.query(
                 """
                 SELECT muted_until, mute_except_mentions FROM members
@@ -22,7 +21,7 @@ struct PostgresMuteStore: MuteStore {
                 UPDATE members SET muted_until = \(MuteRows.until(mute)), mute_except_mentions = \(mute.exceptMentions)
                 WHERE conversation_id = \(mute.conversationId) AND user_id = \(userId)
                 """, logger: db.logger)
-            try await Self.wakeElsewhere(userId, on: c, db)
+            try await db.notifyWake([userId], on: c)
             return true
         }
     }
@@ -37,7 +36,7 @@ struct PostgresMuteStore: MuteStore {
             try await c.query(
                 "UPDATE members SET muted_until = NULL, mute_except_mentions = false WHERE conversation_id = \(conversationId) AND user_id = \(userId)",
                 logger: db.logger)
-            try await Self.wakeElsewhere(userId, on: c, db)
+            try await db.notifyWake([userId], on: c)
             return until > now.milliseconds
         }
     }
@@ -47,11 +46,5 @@ struct PostgresMuteStore: MuteStore {
         binds.append(userId)
         binds.append(now.milliseconds)
         return try await db.rows(PostgresQuery(unsafeSQL: MuteRows.inForceSQL(user: "$1", now: "$2"), binds: binds)).map(MuteRows.mute)
-    }
-
-    private static func wakeElsewhere(_ userId: Int64, on c: PostgresConnection, _ db: PostgresDatabase) async throws {
-        for payload in ClusterNote.wakePayloads(origin: db.origin, users: [userId]) {
-            try await c.query("SELECT pg_notify(\(PostgresDatabase.channel), \(payload))", logger: db.logger)
-        }
     }
 }

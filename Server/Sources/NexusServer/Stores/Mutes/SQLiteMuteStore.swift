@@ -4,9 +4,8 @@ import SQLiteNIO
 struct SQLiteMuteStore: MuteStore {
     let db: SQLiteDatabase
 
-    func mute(_ mute: Mute, userId: Int64) async throws -> Bool? {
-        let now = Timestamp.now()
-        return try await db.writer.perform { db in
+    func mute(_ mute: Mute, userId: Int64, now: Timestamp) async throws -> Bool? {
+        try await db.writer.perform { db in
             let key: [SQLiteData] = [.integer(Int(mute.conversationId)), .integer(Int(userId))]
             guard let row = try await db.query(
                 "SELECT muted_until, mute_except_mentions FROM members WHERE conversation_id = ? AND user_id = ?", key

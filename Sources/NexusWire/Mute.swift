@@ -13,6 +13,11 @@ public struct Mute: Codable, Hashable, Sendable {
         self.exceptMentions = exceptMentions
     }
 
+    /// The mutes by conversation, as the notifiers and chat's list look them up.
+    public static func byConversation(_ mutes: [Mute]) -> [Int64: Mute] {
+        Dictionary(mutes.map { ($0.conversationId, $0) }, uniquingKeysWith: { $1 })
+    }
+
     /// Still in force at `now`.
     public func holds(at now: Timestamp) -> Bool { until.map { $0.milliseconds > now.milliseconds } ?? true }
 

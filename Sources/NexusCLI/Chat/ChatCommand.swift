@@ -79,8 +79,7 @@ enum ChatCommand {
         feedAPI.presenceClient = api.presenceClient
         let feed = ChatFeed(model: model, worker: worker, api: feedAPI)
         feed.notifier = try NotifySetup.notifier(context, me: me, follow: true)
-        model.mutes = feed.notifier?.mutes ?? Dictionary(
-            ConversationCache(profile: context.profile).mutes().map { ($0.conversationId, $0) }, uniquingKeysWith: { $1 })
+        model.mutes = feed.notifier?.mutes ?? Mute.byConversation(ConversationCache(profile: context.profile).mutes())
         let loop = ChatLoop(model: model, worker: worker, output: context.output)
         try TTY.start()
         defer { TTY.restore() }

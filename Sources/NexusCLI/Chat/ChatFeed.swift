@@ -34,7 +34,7 @@ final class ChatFeed: FeedConsumer, @unchecked Sendable {
 
     func mutes(_ mutes: [Mute]) {
         notifier?.follow(mutes)
-        model.change { $0.mutes = Dictionary(mutes.map { ($0.conversationId, $0) }, uniquingKeysWith: { $1 }) }
+        model.change { $0.mutes = Mute.byConversation(mutes) }
     }
 
     func begin(_ batch: SyncResponse, live: Bool) {

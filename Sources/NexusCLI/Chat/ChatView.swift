@@ -115,11 +115,9 @@ struct ChatView {
     /// "↪ reply to 12/3 Alice: first line of the original", above a reply.
     private func quote(_ seq: Int64?, in m: ChatModel, mine: Bool, width: Int, output: Output) -> [TerminalText] {
         guard let seq, let id = m.openId else { return [] }
-        var reply = Message(id: 0, conversationId: id, seq: 0, senderId: 0, localId: "", text: "", sentAt: .now())
-        reply.replyTo = seq
-        let original = m.messages.first { $0.seq == seq }
-        guard let line = MessageDecor.quote(reply, original: original, name: { m.people[$0]?.shownName ?? "user \($0)" }, output: output)
-        else { return [] }
+        let line = MessageDecor.quote(
+            replyingTo: MessageReference(conversationId: id, seq: seq), original: m.messages.first { $0.seq == seq },
+            name: { m.people[$0]?.shownName ?? "user \($0)" }, output: output)
         let pad = TerminalText.control(String(repeating: " ", count: Self.margin(mine: mine, width: width)))
         return [ScreenText.clip(pad + line, width: width)]
     }

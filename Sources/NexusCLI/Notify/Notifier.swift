@@ -28,19 +28,20 @@ final class Notifier {
     }
 
     func follow(_ mutes: [Mute]) {
-        self.mutes = Dictionary(mutes.map { ($0.conversationId, $0) }, uniquingKeysWith: { $1 })
+        self.mutes = Mute.byConversation(mutes)
     }
 
     /// A message that arrived while following.
     func take(_ message: Message, sender: String, group: String?, now: Timestamp = .now()) {
         guard message.senderId != me, message.membership == nil, message.deletedAt == nil else { return }
         let c = message.conversationId
-        let mentioned = Mentions.mention(of: mentionNames, in: message.text)
+        // Read only when a mute or --notify=mentions asks.
+        func mentioned() -> Bool { Mentions.mention(of: mentionNames, in: message.text) }
         if let mute = mutes[c], mute.holds(at: now) {
-            guard mute.exceptMentions, mentioned else { return }
+            guard mute.exceptMentions, mentioned() else { return }
         }
         // A direct message is to me by its nature; in a group only a mention is.
-        if onlyMentions, group != nil, !mentioned { return }
+        if onlyMentions, group != nil, !mentioned() { return }
         if let h = held[c] {
             held[c] = (message, sender, group, h.count + 1)
         } else if let last = lastShown[c], now.milliseconds - last < Self.windowMs {

@@ -31,7 +31,11 @@ enum MessageDecor {
         _ m: Message, original: Message?, name: (Int64) -> String, output: Output
     ) -> TerminalText? {
         guard let seq = m.replyTo else { return nil }
-        let ref = MessageReference(conversationId: m.conversationId, seq: seq)
+        return quote(replyingTo: MessageReference(conversationId: m.conversationId, seq: seq), original: original, name: name, output: output)
+    }
+
+    /// The same for a reply to `ref` (chat's, still in the outbox, has no Message yet).
+    static func quote(replyingTo ref: MessageReference, original: Message?, name: (Int64) -> String, output: Output) -> TerminalText {
         guard let original else { return output.paint("↪ reply to \(ref)", .dim) }
         if original.deletedAt != nil { return output.paint("↪ reply to \(ref) \(deletedText)", .dim) }
         let first = original.text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
